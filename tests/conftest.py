@@ -1,0 +1,39 @@
+"""Shared fixtures.
+
+Real corpora live in ``../shared/data`` (beside the checkout) and are never
+copied into the project.  Tests that need them use the ``shared_data``
+fixture: when the folder is missing they skip, unless the environment sets
+``VECSCORE_REQUIRE_DATA=1`` (CI does), in which case they fail.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+DATA_DIR = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+
+
+def _require() -> bool:
+    return os.environ.get("VECSCORE_REQUIRE_DATA", "") not in ("", "0")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not DATA_DIR.is_dir():
+        msg = f"shared data folder {DATA_DIR} not found"
+        if _require():
+            pytest.fail(msg + " (VECSCORE_REQUIRE_DATA is set)")
+        pytest.skip(msg)
+    return DATA_DIR
+
+
+def data_file(root: Path, *parts: str) -> Path:
+    path = root.joinpath(*parts)
+    if not path.exists():
+        msg = f"missing data file {path}"
+        if _require():
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path

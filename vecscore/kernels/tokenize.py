@@ -1,0 +1,197 @@
+"""Numba kernels that split a UTF-8 buffer into token spans.
+
+Every kernel takes the whole batch at once: ``buf`` (uint8) and ``offsets``
+(int64, ``n + 1`` byte offsets of the texts) and works in two parallel passes:
+count the tokens of each text, then fill the spans at their final positions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+
+# Code-point classes used by :func:`split_codepoints`.
+SEP = 0  # separator (not part of any token)
+WORD = 1  # part of a run that forms one token
+SINGLE = 2  # a token of its own (one code point)
+
+# split_codepoints modes
+MODE_WHITESPACE = 0  # runs of non-whitespace code points
+MODE_CHAR = 1  # every non-whitespace code point is a token
+MODE_CJK = 2  # Han, kana and hangul one per token, other runs as words
+
+
+@jit
+def _run_count(buf, lo, hi, table):
+    n = 0
+    inside = False
+    for i in range(lo, hi):
+        t = table[buf[i]] != 0
+        if t and not inside:
+            n += 1
+        inside = t
+    return n
+
+
+@jit
+def _run_fill(buf, lo, hi, table, starts, ends, k):
+    inside = False
+    for i in range(lo, hi):
+        t = table[buf[i]] != 0
+        if t and not inside:
+            starts[k] = i
+        elif inside and not t:
+            ends[k] = i
+            k += 1
+        inside = t
+    if inside:
+        ends[k] = hi
+        k += 1
+    return k
+
+
+@jit(parallel=True)
+def split_byte_runs(buf, offsets, table):
+    """Tokens are maximal runs of bytes ``b`` with ``table[b] != 0``.
+
+    Returns ``(starts, ends, tok_offsets)``.
+    """
+    n = len(offsets) - 1
+    counts = np.empty(n, np.int64)
+    for i in prange(n):
+        counts[i] = _run_count(buf, offsets[i], offsets[i + 1], table)
+    tok_offsets = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
+    total = tok_offsets[n]
+    starts = np.empty(total, np.int64)
+    ends = np.empty(total, np.int64)
+    for i in prange(n):
+        _run_fill(buf, offsets[i], offsets[i + 1], table, starts, ends, tok_offsets[i])
+    return starts, ends, tok_offsets
+
+
+@jit
+def _decode(buf, i, hi):
+    """Decode the code point starting at ``buf[i]``; return ``(cp, width)``.
+
+    The buffer comes from ``str.encode('utf-8')``, so it is valid UTF-8.
+    """
+    b0 = np.int64(buf[i])
+    if b0 < 0x80:
+        return b0, 1
+    if b0 < 0xE0:
+        return ((b0 & 0x1F) << 6) | (np.int64(buf[i + 1]) & 0x3F), 2
+    if b0 < 0xF0:
+        return ((b0 & 0x0F) << 12) | ((np.int64(buf[i + 1]) & 0x3F) << 6) | (np.int64(buf[i + 2]) & 0x3F), 3
+    return (
+        ((b0 & 0x07) << 18)
+        | ((np.int64(buf[i + 1]) & 0x3F) << 12)
+        | ((np.int64(buf[i + 2]) & 0x3F) << 6)
+        | (np.int64(buf[i + 3]) & 0x3F)
+    ), 4
+
+
+@jit
+def is_python_whitespace(cp):
+    """``chr(cp).isspace()`` for every code point (Python's ``str.split()`` set)."""
+    if cp <= 0x20:
+        return cp == 0x20 or (0x09 <= cp <= 0x0D) or (0x1C <= cp <= 0x1F)
+    if cp < 0x85:
+        return False
+    return (
+        cp == 0x85
+        or cp == 0xA0
+        or cp == 0x1680
+        or (0x2000 <= cp <= 0x200A)
+        or cp == 0x2028
+        or cp == 0x2029
+        or cp == 0x202F
+        or cp == 0x205F
+        or cp == 0x3000
+    )
+
+
+@jit
+def is_cjk(cp):
+    """Han ideographs, kana and hangul: scored one character per token."""
+    return (
+        (0x1100 <= cp <= 0x11FF)  # hangul jamo
+        or (0x2E80 <= cp <= 0x2FDF)  # CJK and Kangxi radicals
+        or (0x3005 <= cp <= 0x3007)  # iteration mark, closing mark, ideographic zero
+        or (0x3021 <= cp <= 0x3029)  # Hangzhou numerals
+        or (0x3038 <= cp <= 0x303B)
+        or (0x3040 <= cp <= 0x30FF)  # hiragana, katakana
+        or (0x3130 <= cp <= 0x318F)  # hangul compatibility jamo
+        or (0x31F0 <= cp <= 0x31FF)  # katakana phonetic extensions
+        or (0x3400 <= cp <= 0x4DBF)  # extension A
+        or (0x4E00 <= cp <= 0x9FFF)  # unified ideographs
+        or (0xA960 <= cp <= 0xA97F)  # hangul jamo extended A
+        or (0xAC00 <= cp <= 0xD7FF)  # hangul syllables, jamo extended B
+        or (0xF900 <= cp <= 0xFAFF)  # compatibility ideographs
+        or (0xFF66 <= cp <= 0xFF9F)  # halfwidth katakana
+        or (0xFFA0 <= cp <= 0xFFDC)  # halfwidth hangul
+        or (0x20000 <= cp <= 0x323AF)  # extensions B-H, compatibility supplement
+    )
+
+
+@jit
+def _cp_class(cp, mode):
+    if is_python_whitespace(cp):
+        return SEP
+    if mode == MODE_CHAR:
+        return SINGLE
+    if mode == MODE_CJK and is_cjk(cp):
+        return SINGLE
+    return WORD
+
+
+@jit
+def _cp_scan(buf, lo, hi, mode, starts, ends, k, fill):
+    """Count (``fill=False``) or write the tokens of ``buf[lo:hi]``."""
+    n = 0
+    inside = False
+    i = lo
+    while i < hi:
+        cp, w = _decode(buf, i, hi)
+        c = _cp_class(cp, mode)
+        if inside and c != WORD:
+            if fill:
+                ends[k + n - 1] = i
+            inside = False
+        if c == SINGLE:
+            if fill:
+                starts[k + n] = i
+                ends[k + n] = i + w
+            n += 1
+        elif c == WORD and not inside:
+            if fill:
+                starts[k + n] = i
+            n += 1
+            inside = True
+        i += w
+    if inside and fill:
+        ends[k + n - 1] = hi
+    return n
+
+
+@jit(parallel=True)
+def split_codepoints(buf, offsets, mode):
+    """Split on Python whitespace, with per-code-point single tokens by ``mode``.
+
+    Returns ``(starts, ends, tok_offsets)``.
+    """
+    n = len(offsets) - 1
+    counts = np.empty(n, np.int64)
+    dummy = np.empty(0, np.int64)
+    for i in prange(n):
+        counts[i] = _cp_scan(buf, offsets[i], offsets[i + 1], mode, dummy, dummy, 0, False)
+    tok_offsets = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
+    total = tok_offsets[n]
+    starts = np.empty(total, np.int64)
+    ends = np.empty(total, np.int64)
+    for i in prange(n):
+        _cp_scan(buf, offsets[i], offsets[i + 1], mode, starts, ends, tok_offsets[i], True)
+    return starts, ends, tok_offsets

@@ -1,0 +1,105 @@
+"""Multi-reference conventions, from per-reference integer statistics.
+
+Every ROUGE flavour reduces to three integers per (pair, reference):
+``hits``, ``hyp_count`` (precision's denominator) and ``ref_count``
+(recall's denominator).  Conventions (see the README):
+
+``best``          rouge-score ``score_multi``: the reference with the highest F
+                  (first on ties), chosen separately for every metric.
+``best-recall``   ROUGE-1.5.5 ``-f B``: the reference with the highest recall
+                  (first on ties).
+``pooled``        ROUGE-1.5.5 ``-f A``: hits and reference counts summed over
+                  references; precision's denominator is ``nrefs * hyp_count``.
+``mean``          torchmetrics ``avg``: mean of the per-reference P, R and F.
+``jackknife``     mean, over the M leave-one-out reference sets, of the
+                  ``best`` score in the set (one reference: that reference).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vecscore.errors import VecscoreError
+from vecscore.fscore import f_measure, safe_ratio
+from vecscore.kernels.segments import segment_argmax, segment_argmax_excluding
+
+__all__ = ["MULTI_REF", "PRF", "combine"]
+
+MULTI_REF = ("best", "best-recall", "pooled", "mean", "jackknife")
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Per-pair precision, recall and F, and the statistics they came from.
+
+    ``hits``, ``p_den`` and ``r_den`` are the integer statistics of the chosen
+    reference (``best``, ``best-recall``) or pooled over references
+    (``pooled``); for ``mean`` and ``jackknife`` they are ``None`` because no
+    single set of counts gives those scores.
+    """
+
+    precision: np.ndarray
+    recall: np.ndarray
+    fmeasure: np.ndarray
+    hits: np.ndarray | None = None
+    p_den: np.ndarray | None = None
+    r_den: np.ndarray | None = None
+
+
+def check_multi_ref(multi_ref: str) -> None:
+    if multi_ref not in MULTI_REF:
+        raise VecscoreError(f"multi_ref must be one of {', '.join(MULTI_REF)}; got {multi_ref!r}")
+
+
+def per_reference(hits, p_den, r_den, alpha=None, beta=None):
+    p = safe_ratio(hits, p_den)
+    r = safe_ratio(hits, r_den)
+    return p, r, f_measure(p, r, alpha, beta)
+
+
+def combine(hits, hyp_count, ref_count, ref_ptr, multi_ref="best", alpha=None, beta=None) -> PRF:
+    """Reduce per-reference statistics to per-pair scores.
+
+    ``hits`` and ``ref_count`` have one entry per reference row, ``hyp_count``
+    one per pair; the references of pair ``i`` are ``ref_ptr[i]:ref_ptr[i + 1]``.
+    """
+    check_multi_ref(multi_ref)
+    hits = np.asarray(hits, np.int64)
+    ref_count = np.asarray(ref_count, np.int64)
+    hyp_count = np.asarray(hyp_count, np.int64)
+    nrefs = np.diff(ref_ptr)
+    hyp_per_ref = np.repeat(hyp_count, nrefs)
+    if multi_ref == "pooled":
+        sh = _segment_sum(hits, ref_ptr)
+        sr = _segment_sum(ref_count, ref_ptr)
+        sp = nrefs * hyp_count
+        p, r = safe_ratio(sh, sp), safe_ratio(sh, sr)
+        return PRF(p, r, f_measure(p, r, alpha, beta), sh, sp, sr)
+    p, r, f = per_reference(hits, hyp_per_ref, ref_count, alpha, beta)
+    if np.array_equal(nrefs, np.ones_like(nrefs)):
+        return PRF(p, r, f, hits, hyp_count, ref_count)
+    if multi_ref in ("best", "best-recall"):
+        idx = segment_argmax(f if multi_ref == "best" else r, ref_ptr)
+        return PRF(p[idx], r[idx], f[idx], hits[idx], hyp_count, ref_count[idx])
+    if multi_ref == "mean":
+        return PRF(_segment_sum(p, ref_ptr) / nrefs, _segment_sum(r, ref_ptr) / nrefs, _segment_sum(f, ref_ptr) / nrefs)
+    # jackknife: leaving out any reference but the best keeps the best; leaving
+    # out the best leaves the second best.  Mean over the M sets.
+    i1 = segment_argmax(f, ref_ptr)
+    i2 = segment_argmax_excluding(f, ref_ptr, i1)
+    single = nrefs == 1
+    i2 = np.where(single, i1, i2)
+    m = nrefs.astype(np.float64)
+
+    def jk(x):
+        return np.where(single, x[i1], ((m - 1) * x[i1] + x[i2]) / m)
+
+    return PRF(jk(p), jk(r), jk(f))
+
+
+def _segment_sum(x: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Sum of each segment ``x[ptr[i]:ptr[i + 1]]`` (all segments non-empty)."""
+    if len(ptr) <= 1:
+        return np.zeros(0, dtype=x.dtype)
+    return np.add.reduceat(x, ptr[:-1])

@@ -1,0 +1,99 @@
+"""Result containers, in rouge-score's vocabulary."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vecscore.errors import VecscoreError
+
+__all__ = ["Score", "RougeResult"]
+
+
+@dataclass(frozen=True)
+class Score:
+    """Precision, recall and F: float64 arrays (one per pair) or floats."""
+
+    precision: np.ndarray | float
+    recall: np.ndarray | float
+    fmeasure: np.ndarray | float
+
+    def __iter__(self):
+        return iter((self.precision, self.recall, self.fmeasure))
+
+
+@dataclass(frozen=True)
+class RougeResult(Mapping):
+    """Per-pair ROUGE scores: ``result["rouge1"].fmeasure`` is an array.
+
+    ``stats[metric]`` holds the integer sufficient statistics of each pair
+    (``hits``, ``p_den``, ``r_den``) where the convention defines them.
+    """
+
+    scores: dict
+    stats: dict = field(default_factory=dict)
+    signature: str = ""
+
+    def __getitem__(self, key: str) -> Score:
+        return self.scores[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.scores)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    @property
+    def n_pairs(self) -> int:
+        first = next(iter(self.scores.values()), None)
+        return 0 if first is None else len(first.fmeasure)
+
+    def mean(self) -> dict[str, Score]:
+        """Corpus scores: the arithmetic mean of the per-pair P, R and F."""
+        out = {}
+        for k, s in self.scores.items():
+            if len(s.fmeasure) == 0:
+                out[k] = Score(0.0, 0.0, 0.0)
+            else:
+                out[k] = Score(float(np.mean(s.precision)), float(np.mean(s.recall)), float(np.mean(s.fmeasure)))
+        return out
+
+    def micro(self, *, alpha=None, beta=None) -> dict[str, Score]:
+        """Corpus scores from pooled counts: ``sum(hits) / sum(denominators)``."""
+        from vecscore.fscore import f_measure, safe_ratio
+
+        out = {}
+        for k in self.scores:
+            st = self.stats.get(k)
+            if st is None or st.get("hits") is None:
+                raise VecscoreError(
+                    f"micro averages need integer statistics, which the {k} scores under this multi_ref convention "
+                    "do not have; use mean() or multi_ref='best'/'best-recall'/'pooled'"
+                )
+            hits = int(np.sum(st["hits"]))
+            p = float(safe_ratio(hits, int(np.sum(st["p_den"]))))
+            r = float(safe_ratio(hits, int(np.sum(st["r_den"]))))
+            out[k] = Score(p, r, float(f_measure(p, r, alpha, beta)))
+        return out
+
+    def to_dict(self) -> dict[str, dict[str, list[float]]]:
+        return {
+            k: {"precision": s.precision.tolist(), "recall": s.recall.tolist(), "fmeasure": s.fmeasure.tolist()}
+            for k, s in self.scores.items()
+        }
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Flat columns ``rouge1_precision``, ``rouge1_recall``, ``rouge1_fmeasure``, ..."""
+        cols = {}
+        for k, s in self.scores.items():
+            cols[f"{k}_precision"] = s.precision
+            cols[f"{k}_recall"] = s.recall
+            cols[f"{k}_fmeasure"] = s.fmeasure
+        return cols
+
+    def to_pandas(self):
+        """A DataFrame with one row per pair and the flat columns."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns())

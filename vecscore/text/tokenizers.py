@@ -1,0 +1,118 @@
+"""Tokenizers by name, all returning :class:`~vecscore.text.spans.TokenSpans`.
+
+Built-in names (``TOKENIZERS``):
+
+``rouge-score``
+    rouge-score 0.1.2's tokenizer: ``str.lower()``, every character outside
+    ``[a-z0-9]`` is a separator.  ASCII texts are lowercased and split by a
+    byte kernel; a text with non-ASCII characters is first lowercased by
+    Python's ``str.lower()`` (which maps e.g. the Kelvin sign to ``k``), after
+    which every remaining non-ASCII byte is a separator, exactly as
+    rouge-score's regular expression treats it.
+``whitespace``
+    Python's ``str.split()``: runs of non-whitespace characters.
+``char``
+    every non-whitespace character is a token (character-level Chinese).
+``cjk``
+    Han, kana and hangul characters one per token, other runs of
+    non-whitespace characters as words; decided by Unicode code point.
+``jieba`` / ``jieba-nohmm``
+    word-level Chinese through jieba (HMM on / off); whitespace tokens dropped.
+
+``lowercase=True`` applies ``str.lower()`` first (``rouge-score`` always does).
+Any callable ``str -> list[str]`` (or an object with a ``tokenize`` method, as
+rouge-score accepts) is also a tokenizer; it runs in Python, once per text.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from vecscore.errors import VecscoreError
+from vecscore.kernels.tokenize import MODE_CHAR, MODE_CJK, MODE_WHITESPACE, split_byte_runs, split_codepoints
+from vecscore.text.spans import TokenSpans, encode_texts
+
+__all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer"]
+
+TOKENIZERS = ("rouge-score", "whitespace", "char", "cjk", "jieba", "jieba-nohmm")
+
+_ALNUM = np.zeros(256, np.uint8)
+_ALNUM[ord("a") : ord("z") + 1] = 1
+_ALNUM[ord("0") : ord("9") + 1] = 1
+_MODES = {"whitespace": MODE_WHITESPACE, "char": MODE_CHAR, "cjk": MODE_CJK}
+
+
+def _lower_ascii(buf: np.ndarray) -> np.ndarray:
+    out = buf.copy()
+    upper = (out >= 65) & (out <= 90)
+    out[upper] += 32
+    return out
+
+
+def _rouge_score_spans(texts: Sequence[str]) -> TokenSpans:
+    texts = [t if t.isascii() else t.lower() for t in texts]
+    buf, offsets = encode_texts(texts)
+    buf = _lower_ascii(buf)
+    starts, ends, tok_offsets = split_byte_runs(buf, offsets, _ALNUM)
+    return TokenSpans(buf, starts, ends, tok_offsets)
+
+
+def spans_from_token_lists(token_lists) -> TokenSpans:
+    """Spans for already tokenized texts (lists of ``str``)."""
+    lens = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    tok_offsets = np.zeros(len(token_lists) + 1, np.int64)
+    np.cumsum(lens, out=tok_offsets[1:])
+    flat = [t.encode("utf-8") for toks in token_lists for t in toks]
+    blen = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
+    ends = np.cumsum(blen)
+    starts = ends - blen
+    buf = np.frombuffer(b"".join(flat), dtype=np.uint8)
+    return TokenSpans(buf, starts.astype(np.int64), ends.astype(np.int64), tok_offsets)
+
+
+def _jieba(hmm: bool) -> Callable[[str], list[str]]:
+    try:
+        import jieba
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise VecscoreError("tokenizer 'jieba' needs the jieba package: pip install 'vecscore[zh]'") from exc
+    jieba.setLogLevel(60)
+
+    def cut(text: str) -> list[str]:
+        return [w for w in jieba.lcut(text, HMM=hmm) if not w.isspace()]
+
+    return cut
+
+
+def resolve_tokenizer(tokenizer) -> Callable[[str], list[str]] | str:
+    """Validate a tokenizer name or callable; return the name or a callable."""
+    if isinstance(tokenizer, str):
+        if tokenizer not in TOKENIZERS:
+            raise VecscoreError(f"unknown tokenizer {tokenizer!r}; valid names: {', '.join(TOKENIZERS)}, or a callable")
+        return tokenizer
+    if hasattr(tokenizer, "tokenize") and callable(tokenizer.tokenize):
+        return tokenizer.tokenize
+    if callable(tokenizer):
+        return tokenizer
+    raise VecscoreError(f"tokenizer must be a name ({', '.join(TOKENIZERS)}) or a callable, not {type(tokenizer).__name__}")
+
+
+def tokenize(texts: Sequence[str], tokenizer="rouge-score", *, lowercase: bool = False) -> TokenSpans:
+    """Tokenize a batch of texts (already validated to be ``str``)."""
+    tok = resolve_tokenizer(tokenizer)
+    if tok == "rouge-score":
+        return _rouge_score_spans(texts)
+    if lowercase:
+        texts = [t.lower() for t in texts]
+    if isinstance(tok, str) and tok in _MODES:
+        buf, offsets = encode_texts(texts)
+        starts, ends, tok_offsets = split_codepoints(buf, offsets, _MODES[tok])
+        return TokenSpans(buf, starts, ends, tok_offsets)
+    if tok in ("jieba", "jieba-nohmm"):
+        tok = _jieba(hmm=tok == "jieba")
+    lists = [list(tok(t)) for t in texts]
+    for i, toks in enumerate(lists):
+        bad = next((t for t in toks if not isinstance(t, str)), None)
+        if bad is not None:
+            raise VecscoreError(f"the tokenizer returned a non-string token {bad!r} for text {i}; it must return list[str]")
+    return spans_from_token_lists(lists)
