@@ -27,7 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
-from vecscore.kernels.intern import intern_spans
+import numba
+
+from vecscore.kernels.intern import IDENTITY, intern_spans
 from vecscore.text.spans import TokenSpans
 from vecscore.text.tokenizers import spans_from_token_lists, tokenize
 
@@ -174,8 +176,14 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
     return flat, ptr
 
 
+def intern(spans: TokenSpans) -> tuple[np.ndarray, np.ndarray]:
+    """Dense token ids of ``spans`` and the first occurrence of each id."""
+    fold = IDENTITY if spans.fold is None else spans.fold
+    return intern_spans(spans.buf, spans.starts, spans.ends, fold, numba.get_num_threads())
+
+
 def _vocab_strings(spans: TokenSpans, first: np.ndarray) -> list[str]:
-    b = spans.buf.tobytes()
+    b = (spans.buf if spans.fold is None else spans.fold[spans.buf]).tobytes()
     s = spans.starts[first].tolist()
     e = spans.ends[first].tolist()
     return [b[x:y].decode("utf-8") for x, y in zip(s, e)]
@@ -246,7 +254,7 @@ def build_batch(
         ragged, n_vocab = _ids_batch(rows)
         return PairBatch(ragged, n, ref_ptr, n_vocab)
     spans = tokenize(rows, tokenizer, lowercase=lowercase) if kind == "text" else spans_from_token_lists(rows)
-    ids, first = intern_spans(spans.buf, spans.starts, spans.ends)
+    ids, first = intern(spans)
     ragged = Ragged(ids, spans.offsets)
     n_vocab = len(first)
     if transform is not None:

@@ -30,7 +30,9 @@ class NgramCounts:
         from scipy import sparse
 
         n_cols = int(self.indices.max()) + 1 if self.indices.size else 1
-        return sparse.csr_array((self.counts, self.indices, self.indptr), shape=(len(self.indptr) - 1, n_cols))
+        m = sparse.csr_array((self.counts, self.indices, self.indptr), shape=(len(self.indptr) - 1, n_cols))
+        m.sort_indices()  # canonical form: scipy's elementwise ops then merge rows
+        return m
 
 
 def ngram_keys(ragged, n: int, n_vocab: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,30 +1,71 @@
 """Interning kernels: map byte strings or int64 keys to dense ids.
 
-Both kernels are open-addressing hash tables over arrays, growing by doubling.
-Equal keys are confirmed by comparing the bytes (or the keys) themselves, so
-interning is exact: a hash collision costs a probe, never a wrong id.  Ids are
-assigned in order of first occurrence, so results do not depend on hashing.
+Tokens are interned with open-addressing hash tables over arrays.  Equal keys
+are confirmed by comparing the bytes themselves (kept in a compact copy of
+the vocabulary, so the comparison stays in cache), so interning is exact: a
+hash collision costs a probe, never a wrong id.  Ids are assigned in order of
+first occurrence, so the result does not depend on hashing or on how the work
+is split across threads.
+
+``fold`` is a 256-byte table applied to every byte before hashing and
+comparing (identity, or ASCII lowercasing for the rouge-score tokenizer).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from vecscore._jit import jit
+from vecscore._jit import jit, prange
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
+IDENTITY = np.arange(256, dtype=np.uint8)
+ASCII_LOWER = IDENTITY.copy()
+ASCII_LOWER[ord("A") : ord("Z") + 1] += 32
+
 
 @jit
-def _hash_bytes(buf, s, e):
+def _hash_bytes(buf, s, e, fold):
     h = _FNV_OFFSET
     for i in range(s, e):
-        h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
-    # final avalanche so that the low bits used for slots are well mixed
+        h = (h ^ np.uint64(fold[buf[i]])) * _FNV_PRIME
     h ^= h >> np.uint64(33)
     h *= np.uint64(0xFF51AFD7ED558CCD)
     h ^= h >> np.uint64(33)
     return h
+
+
+@jit(parallel=True)
+def hash_spans(buf, starts, ends, fold):
+    """Raw FNV-1a hash of every (folded) token (see :func:`finalize_hashes`)."""
+    n = len(starts)
+    out = np.empty(n, np.uint64)
+    for i in prange(n):
+        h = _FNV_OFFSET
+        for q in range(starts[i], ends[i]):
+            h = (h ^ np.uint64(fold[buf[q]])) * _FNV_PRIME
+        out[i] = h
+    return out
+
+
+def intern_spans(buf, starts, ends, fold, n_chunks):
+    """Dense ids for the (folded) byte strings ``buf[starts[i]:ends[i]]``.
+
+    Tokens are first interned by their int64 key (:func:`token_keys`: exact
+    for tokens of up to 7 bytes, a hash for longer ones), in parallel chunks;
+    then every long token's bytes are compared, in parallel, with those of
+    the first token of its id.  If two different tokens ever share a key, the
+    batch is re-interned by :func:`intern_spans_exact`, which compares bytes
+    on every lookup.  Either way the result is exact and ids follow the order
+    of first occurrence.
+
+    Returns ``(ids, first)``.
+    """
+    keys = token_keys(buf, starts, ends, fold)
+    ids, first = intern_keys_chunked(keys, n_chunks)
+    if spans_match_first(buf, starts, ends, fold, ids, first):
+        return ids, first
+    return intern_spans_exact(buf, starts, ends, hash_spans(buf, starts, ends, fold), fold, n_chunks)
 
 
 @jit
@@ -36,105 +77,285 @@ def _mix64(x):
 
 
 @jit
-def _same_bytes(buf, s1, e1, s2, e2):
-    if e1 - s1 != e2 - s2:
-        return False
-    for k in range(e1 - s1):
-        if buf[s1 + k] != buf[s2 + k]:
-            return False
-    return True
-
-
-@jit
-def _grow(table, hashes, n_vocab):
-    cap = len(table) * 2
+def _rehash(vh, n_vocab, cap):
     mask = np.uint64(cap - 1)
-    new = np.full(cap, -1, np.int64)
+    table = np.full(cap, -1, np.int64)
     for v in range(n_vocab):
-        slot = np.int64(hashes[v] & mask)
-        while new[slot] != -1:
+        slot = np.int64(vh[v] & mask)
+        while table[slot] != -1:
             slot = (slot + 1) & (cap - 1)
-        new[slot] = v
-    return new
+        table[slot] = v
+    return table
 
 
 @jit
-def intern_spans(buf, starts, ends):
-    """Dense ids for the byte strings ``buf[starts[i]:ends[i]]``.
+def _intern_run(buf, starts, ends, hashes, fold, tokens, k, ids_out, first_out, table, vh, vbuf, voff, n_vocab):
+    """Intern ``tokens[k:]`` until done or until a table is full.
 
-    Returns ``(ids, first)``: ``ids[i]`` is the id of token ``i`` and
-    ``first[v]`` the index of the first token with id ``v``.
+    Never reallocates (arrays reassigned inside a hot numba loop cost
+    reference counting on every access): returns ``(k, n_vocab)`` where it
+    stopped so the caller can grow the arrays and call again.
     """
-    n = len(starts)
-    ids = np.empty(n, np.int64)
-    cap = 1 << 12
-    table = np.full(cap, -1, np.int64)
-    hashes = np.empty(1 << 11, np.uint64)
-    first = np.empty(1 << 11, np.int64)
-    n_vocab = 0
-    for i in range(n):
-        s = starts[i]
-        e = ends[i]
-        h = _hash_bytes(buf, s, e)
-        mask = len(table) - 1
+    mask = len(table) - 1
+    vcap = len(vh)
+    bcap = len(vbuf)
+    while k < len(tokens):
+        t = tokens[k]
+        s = starts[t]
+        e = ends[t]
+        h = hashes[t]
         slot = np.int64(h & np.uint64(mask))
         while True:
             v = table[slot]
             if v == -1:
                 break
-            if hashes[v] == h and _same_bytes(buf, starts[first[v]], ends[first[v]], s, e):
-                break
+            if vh[v] == h and voff[v + 1] - voff[v] == e - s:
+                base = voff[v] - s
+                q = s
+                while q < e and vbuf[base + q] == fold[buf[q]]:
+                    q += 1
+                if q == e:
+                    break
             slot = (slot + 1) & mask
         if v == -1:
             v = n_vocab
-            if v == len(hashes):
-                hashes = np.concatenate((hashes, np.empty(len(hashes), np.uint64)))
-                first = np.concatenate((first, np.empty(len(first), np.int64)))
-            hashes[v] = h
-            first[v] = i
+            if 2 * (v + 1) > len(table) or v + 1 > vcap or voff[v] + (e - s) > bcap:
+                return k, n_vocab
+            base = voff[v] - s
+            for q in range(s, e):
+                vbuf[base + q] = fold[buf[q]]
+            voff[v + 1] = voff[v] + (e - s)
+            vh[v] = h
+            first_out[v] = t
             table[slot] = v
             n_vocab += 1
-            if 2 * n_vocab > len(table):
-                table = _grow(table, hashes, n_vocab)
-        ids[i] = v
-    return ids, first[:n_vocab].copy()
+        ids_out[k] = v
+        k += 1
+    return k, n_vocab
+
+
+@jit
+def _intern_subset(buf, starts, ends, hashes, fold, tokens, ids_out, first_out):
+    """Intern ``tokens`` (token indices) in order; write local ids and first tokens.
+
+    ``ids_out[k]`` gets the local id of ``tokens[k]``; ``first_out[v]`` the token
+    index of local id ``v``'s first occurrence.  Returns the vocabulary size.
+    """
+    cap = 1 << 12
+    table = np.full(cap, -1, np.int64)
+    vh = np.empty(cap // 2, np.uint64)
+    voff = np.zeros(cap // 2 + 1, np.int64)
+    vbuf = np.empty(1 << 14, np.uint8)
+    k = 0
+    n_vocab = 0
+    while True:
+        k, n_vocab = _intern_run(buf, starts, ends, hashes, fold, tokens, k, ids_out, first_out, table, vh, vbuf, voff, n_vocab)
+        if k == len(tokens):
+            return n_vocab
+        t = tokens[k]
+        if 2 * (n_vocab + 1) > len(table):
+            table = _rehash(vh, n_vocab, 2 * len(table))
+        if n_vocab + 1 > len(vh):
+            vh = np.concatenate((vh, np.empty(len(vh), np.uint64)))
+            voff = np.concatenate((voff, np.zeros(len(voff) - 1, np.int64)))
+        while voff[n_vocab] + (ends[t] - starts[t]) > len(vbuf):
+            vbuf = np.concatenate((vbuf, np.empty(len(vbuf), np.uint8)))
+
+
+@jit(parallel=True)
+def intern_spans_exact(buf, starts, ends, hashes, fold, n_chunks):
+    """Dense ids for the (folded) byte strings ``buf[starts[i]:ends[i]]``.
+
+    Compares bytes on every lookup; used when :func:`intern_spans` finds two
+    different tokens with the same 64-bit key (practically never).
+
+    The tokens are interned in ``n_chunks`` independent chunks in parallel,
+    whose vocabularies are then merged in chunk order, which reproduces the
+    global first-occurrence order.  Returns ``(ids, first)``: ``first[v]`` is
+    the index of the first token with id ``v``.
+    """
+    n = len(starts)
+    n_chunks = max(1, min(n_chunks, n // 4096 + 1))
+    bounds = np.empty(n_chunks + 1, np.int64)
+    for c in range(n_chunks + 1):
+        bounds[c] = (n * c) // n_chunks
+    ids = np.empty(n, np.int64)
+    first = np.empty(n, np.int64)
+    nv = np.empty(n_chunks, np.int64)
+    for c in prange(n_chunks):
+        lo = bounds[c]
+        hi = bounds[c + 1]
+        nv[c] = _intern_subset(buf, starts, ends, hashes, fold, np.arange(lo, hi), ids[lo:hi], first[lo:hi])
+    if n_chunks == 1:
+        return ids, first[: nv[0]].copy()
+    moff = np.zeros(n_chunks + 1, np.int64)
+    for c in range(n_chunks):
+        moff[c + 1] = moff[c] + nv[c]
+    reps = np.empty(moff[n_chunks], np.int64)
+    for c in range(n_chunks):
+        reps[moff[c] : moff[c + 1]] = first[bounds[c] : bounds[c] + nv[c]]
+    gids = np.empty(len(reps), np.int64)
+    gfirst = np.empty(len(reps), np.int64)
+    g = _intern_subset(buf, starts, ends, hashes, fold, reps, gids, gfirst)
+    for c in prange(n_chunks):
+        for i in range(bounds[c], bounds[c + 1]):
+            ids[i] = gids[moff[c] + ids[i]]
+    return ids, gfirst[:g].copy()
+
+
+@jit
+def _keys_run(keys, lo, hi, k, ids, first, tkey, tid, n_vocab):
+    """Intern ``keys[k:hi]`` into the table ``(tkey, tid)`` until it is half full.
+
+    Returns ``(k, n_vocab)`` where it stopped; ``first`` gets key indices.
+    Arrays are never reassigned here (see :func:`_intern_run`).
+    """
+    mask = len(tid) - 1
+    limit = len(tid) // 2
+    while k < hi:
+        key = keys[k]
+        slot = np.int64(_mix64(key) & np.uint64(mask))
+        while True:
+            v = tid[slot]
+            if v == -1 or tkey[slot] == key:
+                break
+            slot = (slot + 1) & mask
+        if v == -1:
+            if n_vocab + 1 > limit:
+                return k, n_vocab
+            v = n_vocab
+            tkey[slot] = key
+            tid[slot] = v
+            first[lo + v] = k
+            n_vocab += 1
+        ids[k] = v
+        k += 1
+    return k, n_vocab
+
+
+@jit
+def _intern_keys_range(keys, lo, hi, ids, first):
+    """Intern ``keys[lo:hi]``: local ids into ``ids[lo:hi]``, first indices into ``first[lo:]``."""
+    cap = 1 << 12
+    tkey = np.empty(cap, np.int64)
+    tid = np.full(cap, -1, np.int64)
+    k = lo
+    n_vocab = 0
+    while True:
+        k, n_vocab = _keys_run(keys, lo, hi, k, ids, first, tkey, tid, n_vocab)
+        if k == hi:
+            return n_vocab
+        cap = 2 * len(tid)
+        tkey = np.empty(cap, np.int64)
+        tid = np.full(cap, -1, np.int64)
+        mask = cap - 1
+        for v in range(n_vocab):
+            key = keys[first[lo + v]]
+            slot = np.int64(_mix64(key) & np.uint64(mask))
+            while tid[slot] != -1:
+                slot = (slot + 1) & mask
+            tkey[slot] = key
+            tid[slot] = v
 
 
 @jit
 def intern_keys(keys):
     """Dense ids for int64 ``keys``, in order of first occurrence.
 
-    Returns ``(ids, first)`` as :func:`intern_spans` does.
+    Returns ``(ids, first)``: ``first[v]`` is the index of the first key with id ``v``.
     """
     n = len(keys)
     ids = np.empty(n, np.int64)
-    table = np.full(1 << 12, -1, np.int64)
-    hashes = np.empty(1 << 11, np.uint64)
-    first = np.empty(1 << 11, np.int64)
-    vkeys = np.empty(1 << 11, np.int64)
-    n_vocab = 0
-    for i in range(n):
-        key = keys[i]
-        h = _mix64(key)
-        mask = len(table) - 1
-        slot = np.int64(h & np.uint64(mask))
-        while True:
-            v = table[slot]
-            if v == -1 or vkeys[v] == key:
+    first = np.empty(n, np.int64)
+    nv = _intern_keys_range(keys, 0, n, ids, first)
+    return ids, first[:nv].copy()
+
+
+@jit(parallel=True)
+def intern_keys_chunked(keys, n_chunks):
+    """:func:`intern_keys` with the work split into chunks interned in parallel.
+
+    Chunk vocabularies are merged in chunk order, which reproduces the global
+    first-occurrence order, so the result equals :func:`intern_keys`'.
+    """
+    n = len(keys)
+    n_chunks = max(1, min(n_chunks, n // 65536 + 1))
+    bounds = np.empty(n_chunks + 1, np.int64)
+    for c in range(n_chunks + 1):
+        bounds[c] = (n * c) // n_chunks
+    ids = np.empty(n, np.int64)
+    first = np.empty(n, np.int64)
+    nv = np.empty(n_chunks, np.int64)
+    for c in prange(n_chunks):
+        nv[c] = _intern_keys_range(keys, bounds[c], bounds[c + 1], ids, first)
+    if n_chunks == 1:
+        return ids, first[: nv[0]].copy()
+    moff = np.zeros(n_chunks + 1, np.int64)
+    for c in range(n_chunks):
+        moff[c + 1] = moff[c] + nv[c]
+    reps = np.empty(moff[n_chunks], np.int64)
+    for c in range(n_chunks):
+        reps[moff[c] : moff[c + 1]] = first[bounds[c] : bounds[c] + nv[c]]
+    rep_keys = np.empty(len(reps), np.int64)
+    for j in range(len(reps)):
+        rep_keys[j] = keys[reps[j]]
+    gids, gfirst = intern_keys(rep_keys)
+    for c in prange(n_chunks):
+        for i in range(bounds[c], bounds[c + 1]):
+            ids[i] = gids[moff[c] + ids[i]]
+    out_first = np.empty(len(gfirst), np.int64)
+    for v in range(len(gfirst)):
+        out_first[v] = reps[gfirst[v]]
+    return ids, out_first
+
+
+_SHORT = 7  # tokens of up to 7 bytes are packed into their key exactly
+
+
+@jit(parallel=True)
+def token_keys(buf, starts, ends, fold):
+    """An int64 key per token: exact for short tokens, hashed for long ones.
+
+    A token of at most 7 bytes is its folded bytes packed into the low 56
+    bits with its length above them (bit 63 clear): equal keys mean equal
+    tokens.  A longer token gets a 63-bit hash of its folded bytes with
+    bit 63 set; equal keys there are confirmed by :func:`spans_match_first`.
+    """
+    n = len(starts)
+    out = np.empty(n, np.int64)
+    for i in prange(n):
+        s = starts[i]
+        e = ends[i]
+        if e - s <= _SHORT:
+            key = np.int64(e - s) << 56
+            for q in range(s, e):
+                key |= np.int64(fold[buf[q]]) << (8 * (q - s))
+            out[i] = key
+        else:
+            h = _FNV_OFFSET
+            for q in range(s, e):
+                h = (h ^ np.uint64(fold[buf[q]])) * _FNV_PRIME
+            out[i] = np.int64(_mix64(np.int64(h)) | np.uint64(1 << 63))
+    return out
+
+
+@jit(parallel=True)
+def spans_match_first(buf, starts, ends, fold, ids, first):
+    """True when every long token's folded bytes equal those of its id's first token."""
+    n = len(ids)
+    ok = np.ones(n, np.bool_)
+    for t in prange(n):
+        s = starts[t]
+        e = ends[t]
+        if e - s <= _SHORT:
+            continue  # short tokens have exact keys
+        r = first[ids[t]]
+        rs = starts[r]
+        if ends[r] - rs != e - s:
+            ok[t] = False
+            continue
+        for q in range(e - s):
+            if fold[buf[s + q]] != fold[buf[rs + q]]:
+                ok[t] = False
                 break
-            slot = (slot + 1) & mask
-        if v == -1:
-            v = n_vocab
-            if v == len(hashes):
-                hashes = np.concatenate((hashes, np.empty(len(hashes), np.uint64)))
-                first = np.concatenate((first, np.empty(len(first), np.int64)))
-                vkeys = np.concatenate((vkeys, np.empty(len(vkeys), np.int64)))
-            hashes[v] = h
-            first[v] = i
-            vkeys[v] = key
-            table[slot] = v
-            n_vocab += 1
-            if 2 * n_vocab > len(table):
-                table = _grow(table, hashes, n_vocab)
-        ids[i] = v
-    return ids, first[:n_vocab].copy()
+    return ok.all()

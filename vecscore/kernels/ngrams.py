@@ -3,9 +3,10 @@
 Layout: a batch of token sequences is a ragged array ``ids`` (int64 dense ids)
 with ``offsets`` (int64, n + 1).  The n-grams of row ``i`` get int64 keys; a
 row's counts are stored as CSR pieces ``(indptr, indices, counts)`` with the
-indices (n-gram keys) sorted and unique within each row, which is exactly the
-canonical CSR layout of a scipy.sparse count matrix (rows = texts, columns =
-n-gram keys).
+indices (n-gram keys) unique within each row, in order of first occurrence:
+the CSR layout of a scipy.sparse count matrix (rows = texts, columns =
+n-gram keys) with unsorted indices.  Counting and clipped overlaps use small
+open-addressing tables per row, O(length) with no sorting.
 """
 from __future__ import annotations
 
@@ -60,71 +61,141 @@ def extend_ngrams(prev_ids, prev_offsets, ids, offsets, n):
     return keys, goff
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@jit
+def _slot(key, shift):
+    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+
+
+@jit
+def _table_bits(n):
+    bits = 4
+    while (1 << bits) < 2 * n:
+        bits += 1
+    return bits
+
+
+@jit
+def _chunks(n_items, n_chunks):
+    n_chunks = max(1, min(n_chunks, n_items))
+    bounds = np.empty(n_chunks + 1, np.int64)
+    for c in range(n_chunks + 1):
+        bounds[c] = (n_items * c) // n_chunks
+    return bounds
+
+
+@jit
+def _count_row(keys, lo, hi, tkey, tpos, out_idx, out_cnt):
+    """Unique keys of ``keys[lo:hi]`` (first-occurrence order) with counts.
+
+    Writes them to ``out_idx[lo:]``/``out_cnt[lo:]``; returns how many.
+    """
+    bits = _table_bits(hi - lo)
+    shift = 64 - bits
+    mask = (1 << bits) - 1
+    for j in range(1 << bits):
+        tpos[j] = -1
+    u = 0
+    for j in range(lo, hi):
+        key = keys[j]
+        s = _slot(key, shift)
+        while tpos[s] != -1 and tkey[s] != key:
+            s = (s + 1) & mask
+        if tpos[s] == -1:
+            tkey[s] = key
+            tpos[s] = lo + u
+            out_idx[lo + u] = key
+            out_cnt[lo + u] = 1
+            u += 1
+        else:
+            out_cnt[tpos[s]] += 1
+    return u
+
+
 @jit(parallel=True)
 def row_counts(keys, offsets):
-    """Sort each row's keys and run-length encode them into CSR pieces.
+    """Per-row unique keys with their counts, as CSR pieces.
 
-    Returns ``(indptr, indices, counts)``.
+    Returns ``(indptr, indices, counts)``.  Within a row, keys appear in order
+    of first occurrence (unique, not sorted): a valid CSR matrix with
+    unsorted indices.  Counting uses a small open-addressing table per row.
     """
     rows = len(offsets) - 1
-    s = keys.copy()
+    tmp_idx = np.empty(len(keys), np.int64)
+    tmp_cnt = np.empty(len(keys), np.int64)
     nuniq = np.zeros(rows, np.int64)
-    for i in prange(rows):
-        lo = offsets[i]
-        hi = offsets[i + 1]
-        if hi - lo > 1:
-            s[lo:hi].sort()
-        u = 0
-        for j in range(lo, hi):
-            if j == lo or s[j] != s[j - 1]:
-                u += 1
-        nuniq[i] = u
+    bounds = _chunks(rows, 64)
+    for c in prange(len(bounds) - 1):
+        longest = 0
+        for i in range(bounds[c], bounds[c + 1]):
+            longest = max(longest, offsets[i + 1] - offsets[i])
+        size = 1 << _table_bits(longest)
+        tkey = np.empty(size, np.int64)
+        tpos = np.empty(size, np.int64)
+        for i in range(bounds[c], bounds[c + 1]):
+            nuniq[i] = _count_row(keys, offsets[i], offsets[i + 1], tkey, tpos, tmp_idx, tmp_cnt)
     indptr = np.zeros(rows + 1, np.int64)
     for i in range(rows):
         indptr[i + 1] = indptr[i] + nuniq[i]
     indices = np.empty(indptr[rows], np.int64)
     counts = np.empty(indptr[rows], np.int64)
     for i in prange(rows):
-        k = indptr[i] - 1
         lo = offsets[i]
-        for j in range(lo, offsets[i + 1]):
-            if j == lo or s[j] != s[j - 1]:
-                k += 1
-                indices[k] = s[j]
-                counts[k] = 1
-            else:
-                counts[k] += 1
+        k = indptr[i]
+        for j in range(nuniq[i]):
+            indices[k + j] = tmp_idx[lo + j]
+            counts[k + j] = tmp_cnt[lo + j]
     return indptr, indices, counts
 
 
 @jit
-def _min_merge(a_idx, a_cnt, alo, ahi, b_idx, b_cnt, blo, bhi):
-    i = alo
-    j = blo
+def _row_min_sum(ptr, idx, cnt, a, b, tkey, tval):
+    """``sum_g min(count_a(g), count_b(g))`` with a table of row ``a``'s keys."""
+    alo = ptr[a]
+    ahi = ptr[a + 1]
+    bits = _table_bits(ahi - alo)
+    shift = 64 - bits
+    mask = (1 << bits) - 1
+    for j in range(1 << bits):
+        tval[j] = -1
+    for j in range(alo, ahi):
+        s = _slot(idx[j], shift)
+        while tval[s] != -1:
+            s = (s + 1) & mask
+        tkey[s] = idx[j]
+        tval[s] = cnt[j]
     total = np.int64(0)
-    while i < ahi and j < bhi:
-        x = a_idx[i]
-        y = b_idx[j]
-        if x == y:
-            total += min(a_cnt[i], b_cnt[j])
-            i += 1
-            j += 1
-        elif x < y:
-            i += 1
-        else:
-            j += 1
+    for j in range(ptr[b], ptr[b + 1]):
+        key = idx[j]
+        s = _slot(key, shift)
+        while tval[s] != -1:
+            if tkey[s] == key:
+                total += min(tval[s], cnt[j])
+                break
+            s = (s + 1) & mask
     return total
 
 
 @jit(parallel=True)
 def clipped_overlap(ptr, idx, cnt, a_rows, b_rows):
-    """``sum_g min(count_a(g), count_b(g))`` for the row pairs ``(a_rows[k], b_rows[k])``."""
+    """``sum_g min(count_a(g), count_b(g))`` for the row pairs ``(a_rows[k], b_rows[k])``.
+
+    Rows need not have sorted indices (keys must be unique within a row).
+    """
     m = len(a_rows)
     hits = np.empty(m, np.int64)
-    for k in prange(m):
-        a = a_rows[k]
-        b = b_rows[k]
-        hits[k] = _min_merge(idx, cnt, ptr[a], ptr[a + 1], idx, cnt, ptr[b], ptr[b + 1])
+    bounds = _chunks(m, 64)
+    for c in prange(len(bounds) - 1):
+        longest = 0
+        for k in range(bounds[c], bounds[c + 1]):
+            longest = max(longest, ptr[a_rows[k] + 1] - ptr[a_rows[k]])
+        size = 1 << _table_bits(longest)
+        tkey = np.empty(size, np.int64)
+        tval = np.empty(size, np.int64)
+        for k in range(bounds[c], bounds[c + 1]):
+            hits[k] = _row_min_sum(ptr, idx, cnt, a_rows[k], b_rows[k], tkey, tval)
     return hits
 
 
@@ -137,24 +208,43 @@ def clipped_overlap_max_ref(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr):
     """
     n = len(hyp_rows)
     out = np.empty(n, np.int64)
-    for p in prange(n):
-        k = ref_ptr[p + 1] - ref_ptr[p]
-        pos = np.empty(k, np.int64)
-        for q in range(k):
-            pos[q] = ptr[ref_rows[ref_ptr[p] + q]]
-        total = np.int64(0)
-        h = hyp_rows[p]
-        for i in range(ptr[h], ptr[h + 1]):
-            g = idx[i]
-            best = np.int64(0)
-            for q in range(k):
-                end = ptr[ref_rows[ref_ptr[p] + q] + 1]
-                j = pos[q]
-                while j < end and idx[j] < g:
-                    j += 1
-                pos[q] = j
-                if j < end and idx[j] == g and cnt[j] > best:
-                    best = cnt[j]
-            total += min(cnt[i], best)
-        out[p] = total
+    bounds = _chunks(n, 64)
+    for c in prange(len(bounds) - 1):
+        longest = 0
+        for p in range(bounds[c], bounds[c + 1]):
+            longest = max(longest, ptr[hyp_rows[p] + 1] - ptr[hyp_rows[p]])
+        size = 1 << _table_bits(longest)
+        tkey = np.empty(size, np.int64)
+        tval = np.empty(size, np.int64)
+        tmax = np.empty(size, np.int64)
+        for p in range(bounds[c], bounds[c + 1]):
+            h = hyp_rows[p]
+            bits = _table_bits(ptr[h + 1] - ptr[h])
+            shift = 64 - bits
+            mask = (1 << bits) - 1
+            for j in range(1 << bits):
+                tval[j] = -1
+                tmax[j] = 0
+            for j in range(ptr[h], ptr[h + 1]):
+                s = _slot(idx[j], shift)
+                while tval[s] != -1:
+                    s = (s + 1) & mask
+                tkey[s] = idx[j]
+                tval[s] = cnt[j]
+            for q in range(ref_ptr[p], ref_ptr[p + 1]):
+                r = ref_rows[q]
+                for j in range(ptr[r], ptr[r + 1]):
+                    key = idx[j]
+                    s = _slot(key, shift)
+                    while tval[s] != -1:
+                        if tkey[s] == key:
+                            if cnt[j] > tmax[s]:
+                                tmax[s] = cnt[j]
+                            break
+                        s = (s + 1) & mask
+            total = np.int64(0)
+            for j in range(1 << bits):
+                if tval[j] != -1:
+                    total += min(tval[j], tmax[j])
+            out[p] = total
     return out

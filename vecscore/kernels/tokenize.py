@@ -10,6 +10,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 
+
 # Code-point classes used by :func:`split_codepoints`.
 SEP = 0  # separator (not part of any token)
 WORD = 1  # part of a run that forms one token
@@ -19,6 +20,20 @@ SINGLE = 2  # a token of its own (one code point)
 MODE_WHITESPACE = 0  # runs of non-whitespace code points
 MODE_CHAR = 1  # every non-whitespace code point is a token
 MODE_CJK = 2  # Han, kana and hangul one per token, other runs as words
+
+
+@jit
+def find_separators(buf, count):
+    """One past each of the first ``count`` NUL bytes of ``buf``."""
+    out = np.empty(count, np.int64)
+    k = 0
+    for i in range(len(buf)):
+        if buf[i] == 0:
+            out[k] = i + 1
+            k += 1
+            if k == count:
+                break
+    return out
 
 
 @jit
@@ -34,17 +49,27 @@ def _run_count(buf, lo, hi, table):
 
 
 @jit
-def _run_fill(buf, lo, hi, table, starts, ends, k):
+def _run_fill(buf, lo, hi, table, starts, ends, k, kend):
+    """Write the spans of the runs of ``buf[lo:hi]`` at ``starts[k:kend]``.
+
+    Branch-light: the current span is written on every byte and the write
+    position advances only at a run's end; it stops once the ``kend - k``
+    runs are written, so it never touches a neighbour's slots (texts are
+    filled in parallel).
+    """
     inside = False
+    cur = lo
     for i in range(lo, hi):
+        if k == kend:
+            return k
         t = table[buf[i]] != 0
-        if t and not inside:
-            starts[k] = i
-        elif inside and not t:
-            ends[k] = i
-            k += 1
+        cur = i if (t and not inside) else cur
+        starts[k] = cur
+        ends[k] = i
+        k += 1 if (inside and not t) else 0
         inside = t
     if inside:
+        starts[k] = cur
         ends[k] = hi
         k += 1
     return k
@@ -67,7 +92,7 @@ def split_byte_runs(buf, offsets, table):
     starts = np.empty(total, np.int64)
     ends = np.empty(total, np.int64)
     for i in prange(n):
-        _run_fill(buf, offsets[i], offsets[i + 1], table, starts, ends, tok_offsets[i])
+        _run_fill(buf, offsets[i], offsets[i + 1], table, starts, ends, tok_offsets[i], tok_offsets[i + 1])
     return starts, ends, tok_offsets
 
 

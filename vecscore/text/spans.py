@@ -2,9 +2,11 @@
 
 A batch of ``n`` texts is encoded once into one UTF-8 byte buffer.  A tokenizer
 returns :class:`TokenSpans`: for every token, the byte range ``buf[start:end]``
-that spells it (the buffer may be a rewritten copy of the input, e.g. after
-lowercasing), and ``offsets`` (length ``n + 1``) saying which tokens belong to
-which text: the tokens of text ``i`` are ``offsets[i]:offsets[i + 1]``.
+that spells it (the buffer may be a rewritten copy of the input), and
+``offsets`` (length ``n + 1``) saying which tokens belong to which text: the
+tokens of text ``i`` are ``offsets[i]:offsets[i + 1]``.  ``fold`` (optional,
+a 256-entry uint8 table) maps every byte before tokens are compared, e.g.
+ASCII lowercasing, so that a tokenizer need not write a lowered copy.
 """
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TokenSpans", "encode_texts"]
+from vecscore.kernels.tokenize import find_separators
+
+__all__ = ["TokenSpans", "encode_texts", "encode_nul_separated"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,7 @@ class TokenSpans:
     starts: np.ndarray  # int64, byte start of each token
     ends: np.ndarray  # int64, byte end (exclusive) of each token
     offsets: np.ndarray  # int64, length n_texts + 1
+    fold: np.ndarray | None = None  # uint8[256] byte map applied before comparing tokens
 
     @property
     def n_texts(self) -> int:
@@ -28,7 +33,8 @@ class TokenSpans:
 
     def token_strings(self, i: int) -> list[str]:
         """The tokens of text ``i`` as Python strings (for tests and debugging)."""
-        b = self.buf.tobytes()
+        buf = self.buf if self.fold is None else self.fold[self.buf]
+        b = buf.tobytes()
         lo, hi = self.offsets[i], self.offsets[i + 1]
         return [b[s:e].decode("utf-8") for s, e in zip(self.starts[lo:hi], self.ends[lo:hi])]
 
@@ -37,12 +43,39 @@ def encode_texts(texts) -> tuple[np.ndarray, np.ndarray]:
     """Encode a sequence of ``str`` into one UTF-8 buffer and byte offsets.
 
     Returns ``(buf, offsets)`` with ``buf`` a uint8 array and ``offsets`` an
-    int64 array of length ``len(texts) + 1``.  The caller validates that every
+    int64 array of length ``len(texts) + 1``: text ``i`` is exactly
+    ``buf[offsets[i]:offsets[i + 1]]``.  The caller validates that every
     element is a ``str`` before calling.
     """
+    n = len(texts)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    joined = "".join(texts)
+    if joined.isascii():
+        if n:
+            np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=n), out=offsets[1:])
+        return np.frombuffer(joined.encode("ascii"), dtype=np.uint8), offsets
     encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    if encoded:
-        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    if n:
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n), out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def encode_nul_separated(texts) -> tuple[np.ndarray, np.ndarray] | None:
+    """A faster encoding for tokenizers to which a NUL byte is a separator.
+
+    The texts are joined with NUL bytes in one C-level call; text ``i``'s span
+    ``buf[offsets[i]:offsets[i + 1]]`` is the text followed by one NUL (the
+    last text has none).  Returns ``None`` when the batch is not pure ASCII
+    or a text contains a NUL itself; use :func:`encode_texts` then.
+    """
+    n = len(texts)
+    joined = "\x00".join(texts)
+    if not joined.isascii() or joined.count("\x00") != max(n - 1, 0):
+        return None
+    buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    offsets[n] = len(buf)
+    if n > 1:
+        offsets[1:n] = find_separators(buf, n - 1)
     return buf, offsets

@@ -30,32 +30,29 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from vecscore.errors import VecscoreError
+from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.tokenize import MODE_CHAR, MODE_CJK, MODE_WHITESPACE, split_byte_runs, split_codepoints
-from vecscore.text.spans import TokenSpans, encode_texts
+from vecscore.text.spans import TokenSpans, encode_nul_separated, encode_texts
 
 __all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer"]
 
 TOKENIZERS = ("rouge-score", "whitespace", "char", "cjk", "jieba", "jieba-nohmm")
 
-_ALNUM = np.zeros(256, np.uint8)
+_ALNUM = np.zeros(256, np.uint8)  # [A-Za-z0-9]: case is folded when tokens are compared
 _ALNUM[ord("a") : ord("z") + 1] = 1
+_ALNUM[ord("A") : ord("Z") + 1] = 1
 _ALNUM[ord("0") : ord("9") + 1] = 1
 _MODES = {"whitespace": MODE_WHITESPACE, "char": MODE_CHAR, "cjk": MODE_CJK}
 
 
-def _lower_ascii(buf: np.ndarray) -> np.ndarray:
-    out = buf.copy()
-    upper = (out >= 65) & (out <= 90)
-    out[upper] += 32
-    return out
-
-
 def _rouge_score_spans(texts: Sequence[str]) -> TokenSpans:
-    texts = [t if t.isascii() else t.lower() for t in texts]
-    buf, offsets = encode_texts(texts)
-    buf = _lower_ascii(buf)
+    enc = encode_nul_separated(texts)  # NUL is a separator for this tokenizer
+    if enc is None:
+        texts = [t if t.isascii() else t.lower() for t in texts]
+        enc = encode_texts(texts)
+    buf, offsets = enc
     starts, ends, tok_offsets = split_byte_runs(buf, offsets, _ALNUM)
-    return TokenSpans(buf, starts, ends, tok_offsets)
+    return TokenSpans(buf, starts, ends, tok_offsets, ASCII_LOWER)
 
 
 def spans_from_token_lists(token_lists) -> TokenSpans:
