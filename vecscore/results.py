@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -11,16 +12,16 @@ from vecscore.errors import VecscoreError
 __all__ = ["Score", "RougeResult"]
 
 
-@dataclass(frozen=True)
-class Score:
-    """Precision, recall and F: float64 arrays (one per pair) or floats."""
+class Score(NamedTuple):
+    """Precision, recall and F: float64 arrays (one per pair) or floats.
 
-    precision: np.ndarray | float
-    recall: np.ndarray | float
-    fmeasure: np.ndarray | float
+    A named tuple with rouge-score's field names, so ``p, r, f = score`` and
+    ``score.fmeasure`` both work as they do with rouge-score's ``Score``.
+    """
 
-    def __iter__(self):
-        return iter((self.precision, self.recall, self.fmeasure))
+    precision: Any
+    recall: Any
+    fmeasure: Any
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,15 @@ def parse_metric(name: str) -> tuple[str, int]:
     raise VecscoreError(f"unknown ROUGE metric {name!r}; valid: rouge1, rouge2, ... (any rougeN with N >= 1)")
 
 
+def validate_metrics(metrics) -> list:
+    """Parse every metric name eagerly; the error lists the valid names."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if len(metrics) == 0:
+        raise VecscoreError("metrics is empty; name at least one, e.g. ['rouge1', 'rouge2']")
+    return [parse_metric(m) for m in metrics]
+
+
 def _make_transform(tokenizer, stemmer, stopwords):
     stem = get_stemmer(stemmer)
     stop = frozenset(stopwords) if stopwords else None
@@ -124,7 +133,7 @@ def rouge(
     """
     if isinstance(metrics, str):
         metrics = [metrics]
-    parsed = [parse_metric(m) for m in metrics]
+    parsed = validate_metrics(metrics)
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
     resolve_tokenizer(tokenizer)
