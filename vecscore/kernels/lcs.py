@@ -1,0 +1,528 @@
+"""Numba kernels for ROUGE-L (LCS length) and ROUGE-Lsum (summary-level union LCS).
+
+Layout
+------
+A batch of texts is a ragged array: ``ids`` (int64 dense interned ids, ``>= 0``)
+and ``offsets`` (int64, length ``n + 1``); text ``i`` is
+``ids[offsets[i]:offsets[i + 1]]``.
+
+Summary-level kernels also need sentences, as a ragged array of ragged arrays:
+
+* ``sent_offsets`` (int64, length ``S + 1``, non-decreasing): sentence ``s`` is
+  ``ids[sent_offsets[s]:sent_offsets[s + 1]]`` (empty sentences allowed);
+* ``text_sents`` (int64, length ``n + 1``, non-decreasing): the sentences of
+  text ``i`` are ``text_sents[i]:text_sents[i + 1]``.
+
+So text ``i`` spans ``ids[sent_offsets[text_sents[i]]:sent_offsets[text_sents[i + 1]]]``
+(``offsets[i] == sent_offsets[text_sents[i]]``); a text with no sentence is
+empty.  Hypotheses and references may live in two different ragged arrays;
+``hyp_rows`` / ``ref_rows`` (int64, same length ``k``) name the ``k`` pairs to
+score, and every kernel returns one value per pair, computed in a ``prange``
+loop over chunks of pairs (results do not depend on the chunking or the number
+of threads).
+
+Kernels
+-------
+:func:`lcs_length_pairs`
+    LCS length of two whole token sequences (rouge-score ``rougeL``:
+    ``P = lcs / n_hyp``, ``R = lcs / n_ref``).  Bit-parallel (Allison-Dix /
+    Hyyro) over ``ceil(m / 64)`` 64-bit words, ``m`` = the shorter length:
+    ``O(n * ceil(m / 64))`` time, ``O(m)`` memory per pair plus one match-mask
+    table bounded to ~32 MB (symbols of the shorter text occurring at least
+    ``T`` times get a dense row; rarer symbols set their bits on the fly from
+    sorted positions), plus an ``O(vocab_size)`` scratch per chunk.
+:func:`union_lcs_hits_pairs`
+    Summary-level union-LCS hits, exactly rouge-score 0.1.2 ``rougeLsum``
+    (``_summary_level_lcs``) and ROUGE-1.5.5.pl ROUGE-L (``lcs``/``lcs_inner``/
+    ``markLCS``).  Both walk back the LCS table the same way (a match goes
+    diagonal; otherwise go left only when ``t[i][j-1] > t[i-1][j]``, else up),
+    so one mode serves both.  Caller: ``P = hits / n_hyp``, ``R = hits / n_ref``
+    (token totals of the whole texts).  Memory: one int32 LCS table of
+    ``(longest ref sentence + 1) x (longest hyp sentence + 1)`` per pair.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+from vecscore.errors import VecscoreError
+
+__all__ = ["lcs_length_pairs", "union_lcs_hits_pairs", "prepare_pairs"]
+
+#: Words (uint64) of the dense match-mask table allowed per long pair (32 MB).
+DENSE_BUDGET_WORDS = 1 << 22
+#: Below this many table words, every symbol gets a dense row.
+ALL_DENSE_WORDS = 1 << 16
+#: Largest int32 backtracking table (cells) of the union-LCS kernel (1 GiB).
+MAX_TABLE_CELLS = 1 << 28
+
+_ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+# --------------------------------------------------------------------------------------
+# bit helpers
+# --------------------------------------------------------------------------------------
+
+
+@jit
+def _popcount(x):
+    """Number of set bits of a uint64 (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def _step(V, pm, W):
+    """One Hyyro row update ``V = (V + (V & pm)) | (V & ~pm)`` over ``W`` words."""
+    carry = np.uint64(0)
+    for w in range(W):
+        v = V[w]
+        u = v & pm[w]
+        s = v + u
+        c1 = s < v
+        s2 = s + carry
+        c2 = s2 < s
+        carry = np.uint64(1) if (c1 or c2) else np.uint64(0)
+        V[w] = s2 | (v & ~u)
+
+
+# --------------------------------------------------------------------------------------
+# LCS length of one pair
+# --------------------------------------------------------------------------------------
+
+
+@jit
+def _lcs_short(a, b, mask1):
+    """LCS of ``a`` and ``b`` with ``len(b) <= 64``; ``mask1`` is an all-zero
+    ``vocab_size`` uint64 scratch, left all-zero on return."""
+    m = len(b)
+    for j in range(m):
+        mask1[b[j]] |= np.uint64(1) << np.uint64(j)
+    V = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for i in range(len(a)):
+        u = V & mask1[a[i]]
+        V = (V + u) | (V & ~u)
+    for j in range(m):
+        mask1[b[j]] = np.uint64(0)
+    if m == 64:
+        low = V
+    else:
+        low = V & ((np.uint64(1) << np.uint64(m)) - np.uint64(1))
+    return m - _popcount(low)
+
+
+@jit
+def _lcs_long(a, b, slot):
+    """LCS of ``a`` and ``b`` for any ``len(b)``, bit-parallel over ceil(len(b)/64) words.
+
+    ``slot`` is an all ``-1`` int64 scratch of ``vocab_size`` entries mapping a
+    symbol to its local rank in ``b``; it is restored to all ``-1`` on return.
+    """
+    m = len(b)
+    W = (m + 63) // 64
+    syms = np.empty(m, np.int64)
+    cnt = np.zeros(m, np.int64)
+    d = 0
+    for j in range(m):
+        s = b[j]
+        r = slot[s]
+        if r < 0:
+            slot[s] = d
+            syms[d] = s
+            r = d
+            d += 1
+        cnt[r] += 1
+    # dense rows for frequent symbols, bounded to DENSE_BUDGET_WORDS words
+    if d * W <= ALL_DENSE_WORDS:
+        thresh = 0
+    else:
+        thresh = max(64, (m * W + DENSE_BUDGET_WORDS - 1) // DENSE_BUDGET_WORDS)
+    dense_row = np.full(d, -1, np.int64)
+    nd = 0
+    for r in range(d):
+        if cnt[r] >= thresh:
+            dense_row[r] = nd
+            nd += 1
+    table = np.zeros((nd, W), np.uint64)
+    # counting sort of the positions of the sparse symbols by rank
+    start = np.zeros(d + 1, np.int64)
+    for r in range(d):
+        start[r + 1] = start[r] + (cnt[r] if dense_row[r] < 0 else 0)
+    fill = start[:d].copy()
+    pos = np.empty(start[d], np.int64)
+    for j in range(m):
+        r = slot[b[j]]
+        dr = dense_row[r]
+        if dr >= 0:
+            table[dr, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        else:
+            pos[fill[r]] = j
+            fill[r] += 1
+    V = np.full(W, _ALL, np.uint64)
+    scratch = np.zeros(W, np.uint64)
+    for i in range(len(a)):
+        x = a[i]
+        if x >= len(slot):
+            continue
+        r = slot[x]
+        if r < 0:
+            continue  # no match: V is unchanged
+        dr = dense_row[r]
+        if dr >= 0:
+            _step(V, table[dr], W)
+        else:
+            for q in range(start[r], start[r + 1]):
+                j = pos[q]
+                scratch[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            _step(V, scratch, W)
+            for q in range(start[r], start[r + 1]):
+                scratch[pos[q] >> 6] = np.uint64(0)
+    for r in range(d):
+        slot[syms[r]] = -1
+    ones = 0
+    for w in range(W - 1):
+        ones += _popcount(V[w])
+    tail = m - 64 * (W - 1)
+    if tail == 64:
+        ones += _popcount(V[W - 1])
+    else:
+        ones += _popcount(V[W - 1] & ((np.uint64(1) << np.uint64(tail)) - np.uint64(1)))
+    return m - ones
+
+
+@jit(parallel=True)
+def _lcs_length_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks):
+    k = len(a_rows)
+    out = np.zeros(k, np.int64)
+    for c in prange(n_chunks):
+        lo = c * k // n_chunks
+        hi = (c + 1) * k // n_chunks
+        mask1 = np.zeros(vocab_size, np.uint64)
+        slot = np.empty(0, np.int64)
+        for p in range(lo, hi):
+            x = a_ids[a_off[a_rows[p]]:a_off[a_rows[p] + 1]]
+            y = b_ids[b_off[b_rows[p]]:b_off[b_rows[p] + 1]]
+            if len(x) < len(y):
+                x, y = y, x  # y (the bit pattern) is the shorter one
+            if len(y) == 0:
+                out[p] = 0
+            elif len(y) <= 64:
+                out[p] = _lcs_short(x, y, mask1)
+            else:
+                if len(slot) == 0:
+                    slot = np.full(vocab_size, -1, np.int64)
+                out[p] = _lcs_long(x, y, slot)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Summary-level union LCS (rouge-score rougeLsum == ROUGE-1.5.5 ROUGE-L)
+# --------------------------------------------------------------------------------------
+
+
+@jit
+def _mark_lcs(r, h, t, mark):
+    """Mark in ``mark`` the positions of ``r`` on the LCS of ``r`` and ``h``.
+
+    ``t`` is a scratch of at least ``(len(r) + 1) * (len(h) + 1)`` int32 cells.
+    The walk back is rouge-score's ``_backtrack_norec`` (== Perl ``markLCS``).
+    """
+    m = len(r)
+    n = len(h)
+    st = n + 1
+    for j in range(n + 1):
+        t[j] = 0
+    for i in range(1, m + 1):
+        row = i * st
+        prev = row - st
+        t[row] = 0
+        ri = r[i - 1]
+        for j in range(1, n + 1):
+            if ri == h[j - 1]:
+                t[row + j] = t[prev + j - 1] + 1
+            else:
+                up = t[prev + j]
+                left = t[row + j - 1]
+                t[row + j] = up if up >= left else left
+    i = m
+    j = n
+    while i > 0 and j > 0:
+        if r[i - 1] == h[j - 1]:
+            i -= 1
+            j -= 1
+            mark[i] = 1
+        elif t[i * st + j - 1] > t[(i - 1) * st + j]:
+            j -= 1
+        else:
+            i -= 1
+
+
+@jit(parallel=True)
+def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
+                          h_rows, r_rows, vocab_size, n_chunks):
+    k = len(h_rows)
+    out = np.zeros(k, np.int64)
+    for c in prange(n_chunks):
+        lo = c * k // n_chunks
+        hi = (c + 1) * k // n_chunks
+        bud_h = np.zeros(vocab_size, np.int64)
+        bud_r = np.zeros(vocab_size, np.int64)
+        table = np.empty(0, np.int32)
+        mark = np.empty(0, np.uint8)
+        for p in range(lo, hi):
+            hs0 = h_text[h_rows[p]]
+            hs1 = h_text[h_rows[p] + 1]
+            rs0 = r_text[r_rows[p]]
+            rs1 = r_text[r_rows[p] + 1]
+            h_lo = h_sent[hs0]
+            h_hi = h_sent[hs1]
+            r_lo = r_sent[rs0]
+            r_hi = r_sent[rs1]
+            if h_hi == h_lo or r_hi == r_lo:
+                out[p] = 0
+                continue
+            for q in range(h_lo, h_hi):
+                bud_h[h_ids[q]] += 1
+            for q in range(r_lo, r_hi):
+                bud_r[r_ids[q]] += 1
+            maxh = 0
+            for s in range(hs0, hs1):
+                maxh = max(maxh, h_sent[s + 1] - h_sent[s])
+            maxr = 0
+            for s in range(rs0, rs1):
+                maxr = max(maxr, r_sent[s + 1] - r_sent[s])
+            need = (maxr + 1) * (maxh + 1)
+            if len(table) < need:
+                table = np.empty(need, np.int32)
+            if len(mark) < maxr:
+                mark = np.empty(maxr, np.uint8)
+            hits = 0
+            for s in range(rs0, rs1):
+                ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                m = len(ref)
+                if m == 0:
+                    continue
+                mark[:m] = 0
+                for g in range(hs0, hs1):
+                    hyp = h_ids[h_sent[g]:h_sent[g + 1]]
+                    if len(hyp) > 0:
+                        _mark_lcs(ref, hyp, table, mark)
+                for j in range(m):
+                    if mark[j]:
+                        tok = ref[j]
+                        if bud_h[tok] > 0 and bud_r[tok] > 0:
+                            hits += 1
+                            bud_h[tok] -= 1
+                            bud_r[tok] -= 1
+            out[p] = hits
+            for q in range(h_lo, h_hi):
+                bud_h[h_ids[q]] = 0
+            for q in range(r_lo, r_hi):
+                bud_r[r_ids[q]] = 0
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Python-side validation (vectorized; no per-token Python)
+# --------------------------------------------------------------------------------------
+
+
+def _as_int64(name, x):
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise VecscoreError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise VecscoreError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _check_offsets(name, offsets, length):
+    if len(offsets) == 0:
+        raise VecscoreError(f"{name} must have length n + 1 >= 1, got an empty array")
+    if offsets[0] != 0 or offsets[-1] != length:
+        raise VecscoreError(
+            f"{name} must start at 0 and end at {length} (the length of the array it indexes), "
+            f"got {offsets[0]} .. {offsets[-1]}")
+    bad = np.flatnonzero(np.diff(offsets) < 0)
+    if bad.size:
+        raise VecscoreError(f"{name} must be non-decreasing; it decreases after index {bad[0]}")
+
+
+def _check_rows(name, rows, n):
+    if rows.size and (rows.min() < 0 or rows.max() >= n):
+        i = int(np.flatnonzero((rows < 0) | (rows >= n))[0])
+        raise VecscoreError(f"{name}[{i}] = {rows[i]} is out of range for {n} texts")
+
+
+def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size=None,
+                  n_chunks=None):
+    """Validate ids and pair rows; return them as int64 plus ``vocab_size`` and ``n_chunks``.
+
+    Parameters
+    ----------
+    hyp_ids, ref_ids : array_like of int
+        Token ids (``>= 0``) of the hypothesis and reference batches.
+    hyp_rows, ref_rows : array_like of int
+        Pair ``p`` scores hypothesis ``hyp_rows[p]`` against reference ``ref_rows[p]``.
+    n_hyp, n_ref : int
+        Number of texts in each batch.
+    vocab_size : int, optional
+        An upper bound on the ids (exclusive); default ``max id + 1``.  The kernels
+        use one ``vocab_size`` scratch per chunk, so ids must be dense.
+    n_chunks : int, optional
+        Number of work chunks; default ``min(k, 4 * numba threads)``.
+
+    Returns
+    -------
+    tuple
+        ``(hyp_ids, ref_ids, hyp_rows, ref_rows, vocab_size, n_chunks)``.
+    """
+    import numba
+
+    hyp_ids = _as_int64("hyp_ids", hyp_ids)
+    ref_ids = _as_int64("ref_ids", ref_ids)
+    hyp_rows = _as_int64("hyp_rows", hyp_rows)
+    ref_rows = _as_int64("ref_rows", ref_rows)
+    if len(hyp_rows) != len(ref_rows):
+        raise VecscoreError(
+            f"hyp_rows and ref_rows must have the same length, got {len(hyp_rows)} and {len(ref_rows)}")
+    _check_rows("hyp_rows", hyp_rows, n_hyp)
+    _check_rows("ref_rows", ref_rows, n_ref)
+    top = -1
+    for name, ids in (("hyp_ids", hyp_ids), ("ref_ids", ref_ids)):
+        if ids.size:
+            if ids.min() < 0:
+                raise VecscoreError(f"{name} must be >= 0 (dense interned ids); "
+                                    f"{name}[{int(np.argmin(ids))}] = {ids.min()}")
+            top = max(top, int(ids.max()))
+    if vocab_size is None:
+        vocab_size = top + 1
+    elif vocab_size <= top:
+        raise VecscoreError(f"vocab_size={vocab_size} but the largest id is {top}; pass max id + 1")
+    vocab_size = max(int(vocab_size), 1)
+    k = len(hyp_rows)
+    if n_chunks is None:
+        n_chunks = 4 * numba.get_num_threads()
+    n_chunks = max(1, min(int(n_chunks), k)) if k else 0
+    return hyp_ids, ref_ids, hyp_rows, ref_rows, vocab_size, n_chunks
+
+
+def lcs_length_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_rows, *,
+                     vocab_size=None, n_chunks=None):
+    """LCS length of each (hypothesis, reference) pair of whole token sequences.
+
+    Parameters
+    ----------
+    hyp_ids, hyp_offsets : array_like of int
+        Ragged hypothesis batch: text ``i`` is ``hyp_ids[hyp_offsets[i]:hyp_offsets[i+1]]``.
+    ref_ids, ref_offsets : array_like of int
+        Ragged reference batch, same layout (may be the same arrays as the hypotheses).
+    hyp_rows, ref_rows : array_like of int
+        The ``k`` pairs to score.
+    vocab_size : int, optional
+        Exclusive upper bound of the ids; default ``max id + 1``.
+    n_chunks : int, optional
+        Work chunks for the parallel loop (results never depend on it).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape ``(k,)``: ``LCS(hyp, ref)``.  rouge-score ``rougeL`` is
+        ``P = lcs / len(hyp)``, ``R = lcs / len(ref)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids = np.array([1, 2, 3, 4, 2, 4, 3], np.int64)
+    >>> off = np.array([0, 4, 7], np.int64)
+    >>> lcs_length_pairs(ids, off, ids, off, [0], [1]).tolist()
+    [2]
+    """
+    h_off = _as_int64("hyp_offsets", hyp_offsets)
+    r_off = _as_int64("ref_offsets", ref_offsets)
+    hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
+        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_off) - 1, len(r_off) - 1, vocab_size, n_chunks)
+    _check_offsets("hyp_offsets", h_off, len(hyp_ids))
+    _check_offsets("ref_offsets", r_off, len(ref_ids))
+    if chunks == 0:
+        return np.zeros(0, np.int64)
+    return _lcs_length_pairs(hyp_ids, h_off, ref_ids, r_off, hyp_rows, ref_rows, vocab, chunks)
+
+
+def check_sentences(side, ids, sent_offsets, text_sents):
+    """Validate a sentence layout (see the module docstring); return int64 arrays."""
+    sent = _as_int64(f"{side}_sent_offsets", sent_offsets)
+    text = _as_int64(f"{side}_text_sents", text_sents)
+    _check_offsets(f"{side}_sent_offsets", sent, len(ids))
+    _check_offsets(f"{side}_text_sents", text, len(sent) - 1)
+    return sent, text
+
+
+def max_sentence_len(sent, text):
+    """Longest sentence of each text (0 for a text without sentences), vectorized."""
+    lens = np.diff(sent)
+    out = np.zeros(len(text) - 1, np.int64)
+    has = np.flatnonzero(np.diff(text) > 0)
+    if has.size:
+        out[has] = np.maximum.reduceat(lens, text[has])
+    return out
+
+
+def check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows, limit=MAX_TABLE_CELLS):
+    """Raise when a pair needs a backtracking table above ``limit`` cells."""
+    cells = (max_sentence_len(r_sent, r_text)[ref_rows] + 1) * (max_sentence_len(h_sent, h_text)[hyp_rows] + 1)
+    if cells.size and cells.max() > limit:
+        p = int(np.argmax(cells))
+        raise VecscoreError(
+            f"pair {p} (hyp row {hyp_rows[p]}, ref row {ref_rows[p]}) needs a {int(cells[p])}-cell "
+            f"LCS table (longest sentences multiplied), above the limit of {limit}; split the texts "
+            "into sentences (summary-level ROUGE-L is meant for sentence-split text)")
+
+
+def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
+                         ref_ids, ref_sent_offsets, ref_text_sents, hyp_rows, ref_rows, *,
+                         vocab_size=None, n_chunks=None):
+    """Summary-level union-LCS hits per pair (rouge-score ``rougeLsum``, Perl ROUGE-L).
+
+    Parameters
+    ----------
+    hyp_ids, hyp_sent_offsets, hyp_text_sents : array_like of int
+        Hypothesis batch with sentences (layout in the module docstring).
+    ref_ids, ref_sent_offsets, ref_text_sents : array_like of int
+        Reference batch with sentences.
+    hyp_rows, ref_rows : array_like of int
+        The ``k`` pairs to score.
+    vocab_size, n_chunks : int, optional
+        As in :func:`lcs_length_pairs`.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape ``(k,)``: clipped union-LCS hits.  With ``n`` and ``m`` the
+        total token counts of the hypothesis and the reference text,
+        ``P = hits / n``, ``R = hits / m`` (rouge-score returns 0 when either is 0;
+        Perl ``-f A`` sums hits, ``m`` and ``n`` over references).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # reference "1 2 3 4 5"; hypothesis sentences "1 2 6 7 8" and "1 3 8 9 5"
+    >>> r = union_lcs_hits_pairs([1, 2, 6, 7, 8, 1, 3, 8, 9, 5], [0, 5, 10], [0, 2],
+    ...                          [1, 2, 3, 4, 5], [0, 5], [0, 1], [0], [0])
+    >>> r.tolist()
+    [4]
+    """
+    hyp_ids = _as_int64("hyp_ids", hyp_ids)
+    ref_ids = _as_int64("ref_ids", ref_ids)
+    h_sent, h_text = check_sentences("hyp", hyp_ids, hyp_sent_offsets, hyp_text_sents)
+    r_sent, r_text = check_sentences("ref", ref_ids, ref_sent_offsets, ref_text_sents)
+    hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
+        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_text) - 1, len(r_text) - 1, vocab_size, n_chunks)
+    if chunks == 0:
+        return np.zeros(0, np.int64)
+    check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows)
+    return _union_lcs_hits_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text,
+                                 hyp_rows, ref_rows, vocab, chunks)

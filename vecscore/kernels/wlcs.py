@@ -1,0 +1,359 @@
+"""Numba kernels for ROUGE-W (weighted LCS), ROUGE-1.5.5.pl mode and Lin (2004) mode.
+
+Layout: as in :mod:`vecscore.kernels.lcs` (ragged ``ids``/``offsets``; sentences
+as ``sent_offsets``/``text_sents``; pairs as ``hyp_rows``/``ref_rows``).
+
+Weighting function ``f(k) = k ** alpha`` (default ``alpha = 1.2``) and its
+inverse ``f^-1(x) = x ** (1 / alpha)``; compute both with libm ``pow``
+(``math.pow`` or numba ``**``) to stay bit-identical with Perl.
+
+Perl mode (:func:`wlcs_perl_pairs`, ROUGE-1.5.5.pl ``-w alpha``)
+------------------------------------------------------------------
+For each reference sentence ``r`` (a "model" sentence in the script) and each
+hypothesis ("peer") sentence ``h``, ``wlcs_inner`` fills Lin's DP::
+
+    match:     c[i][j] = (c[i-1][j-1] + f(l+1)) - f(l),  l = run[i-1][j-1],  run[i][j] = l + 1
+    otherwise: c[i][j] = c[i-1][j] if c[i-1][j] >= c[i][j-1] else c[i][j-1],  run[i][j] = 0
+
+and ``markLCS`` walks the recorded moves back (diagonal marks a position of
+``r``; ties went up).  The marked positions of ``r`` over all ``h`` are
+united; walking ``r`` left to right, a marked position whose token still has
+a positive count in both the reference's and the hypothesis' unigram budgets
+extends the current run (both budgets are decremented), and the run is added
+as ``f(run)`` when the next position is unmarked or the sentence ends.  Quirk
+reproduced: a marked position that fails the clipping neither extends nor
+ends the run, so the run continues over it (and a run pending when the
+sentence ends on such a position is lost).  The kernel returns
+
+* ``whit  = sum of f(run)`` over all runs (float64, Perl's ``$$hit``),
+* ``wbase = sum_r f(|r|)`` (float64, Perl's ``$$base``).
+
+``computeWLCSScore`` then applies ``f`` a second time to both denominators::
+
+    R = f^-1( whit / f(wbase) )          # f applied twice on the reference side
+    P = f^-1( whit / f(n_hyp) )          # n_hyp = all hypothesis tokens
+    F = P * R / ((1 - a) * P + a * R)    # a = Perl's -p alpha (0.5), each rounded to 5 decimals first
+
+With several references under ``-f A`` the script sums ``whit``, ``f(wbase)``
+and ``f(n_hyp)`` over references before the two divisions; under ``-f B`` it
+keeps the reference with the largest ``f^-1(whit / wbase)`` (single ``f``;
+first one on ties).  Example: one identical 5-token sentence gives
+``R = f^-1(5^1.2 / f(5^1.2)) = 5^(1 - 1.2) = 0.72478``, ``P = 1``.
+
+Lin mode (:func:`wlcs_lin_pairs`, Lin 2004 section 3.3)
+---------------------------------------------------------
+The same DP over the two whole sequences; the value ``WLCS = c[m][n]`` is
+returned (the tie-break does not change it)::
+
+    R = f^-1( WLCS / f(m) ),  P = f^-1( WLCS / f(n) ),  m = |ref|, n = |hyp|
+
+Memory: Perl mode needs an int8 move table of ``|r| x |h|`` per sentence pair
+(one buffer of longest-ref-sentence x longest-hyp-sentence bytes per pair);
+Lin mode needs ``O(min(m, n))`` per pair.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+from vecscore.errors import VecscoreError
+from vecscore.kernels.lcs import _as_int64, _check_offsets, check_sentences, check_table_size, prepare_pairs
+
+__all__ = ["wlcs_perl_pairs", "wlcs_lin_pairs"]
+
+_UP = np.int8(1)
+_LEFT = np.int8(2)
+_DIAG = np.int8(3)
+
+
+@jit
+def _weights(alpha, top):
+    """``f(k) = k ** alpha`` for ``k = 0 .. top`` (libm pow, like Perl's ``**``)."""
+    f = np.empty(top + 1, np.float64)
+    for q in range(top + 1):
+        f[q] = np.float64(q) ** alpha
+    return f
+
+
+@jit
+def _perl_mark(r, h, f, moves, c0, c1, l0, l1, mark):
+    """Perl ``wlcs_inner`` + ``markLCS``: mark positions of ``r`` on its WLCS path with ``h``."""
+    m = len(r)
+    n = len(h)
+    for j in range(n + 1):
+        c0[j] = 0.0
+        l0[j] = 0
+    c1[0] = 0.0
+    l1[0] = 0
+    prev_c, cur_c, prev_l, cur_l = c0, c1, l0, l1
+    for i in range(1, m + 1):
+        ri = r[i - 1]
+        row = (i - 1) * n
+        for j in range(1, n + 1):
+            if ri == h[j - 1]:
+                k = prev_l[j - 1]
+                cur_c[j] = (prev_c[j - 1] + f[k + 1]) - f[k]
+                cur_l[j] = k + 1
+                moves[row + j - 1] = _DIAG
+            elif prev_c[j] >= cur_c[j - 1]:
+                cur_c[j] = prev_c[j]
+                cur_l[j] = 0
+                moves[row + j - 1] = _UP
+            else:
+                cur_c[j] = cur_c[j - 1]
+                cur_l[j] = 0
+                moves[row + j - 1] = _LEFT
+        prev_c, cur_c = cur_c, prev_c
+        prev_l, cur_l = cur_l, prev_l
+    i = m
+    j = n
+    while i != 0 and j != 0:
+        mv = moves[(i - 1) * n + j - 1]
+        if mv == _DIAG:
+            i -= 1
+            j -= 1
+            mark[i] = 1
+        elif mv == _UP:
+            i -= 1
+        else:
+            j -= 1
+
+
+@jit(parallel=True)
+def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, h_rows, r_rows,
+                     vocab_size, alpha, n_chunks):
+    k = len(h_rows)
+    whit = np.zeros(k, np.float64)
+    wbase = np.zeros(k, np.float64)
+    top = 1
+    for s in range(len(r_sent) - 1):
+        top = max(top, r_sent[s + 1] - r_sent[s] + 1)
+    f = _weights(alpha, top)
+    for c in prange(n_chunks):
+        lo = c * k // n_chunks
+        hi = (c + 1) * k // n_chunks
+        bud_h = np.zeros(vocab_size, np.int64)
+        bud_r = np.zeros(vocab_size, np.int64)
+        moves = np.empty(0, np.int8)
+        mark = np.empty(0, np.uint8)
+        c0 = np.empty(0, np.float64)
+        c1 = np.empty(0, np.float64)
+        l0 = np.empty(0, np.int64)
+        l1 = np.empty(0, np.int64)
+        for p in range(lo, hi):
+            hs0 = h_text[h_rows[p]]
+            hs1 = h_text[h_rows[p] + 1]
+            rs0 = r_text[r_rows[p]]
+            rs1 = r_text[r_rows[p] + 1]
+            h_lo = h_sent[hs0]
+            h_hi = h_sent[hs1]
+            r_lo = r_sent[rs0]
+            r_hi = r_sent[rs1]
+            base = 0.0
+            for s in range(rs0, rs1):
+                base += f[r_sent[s + 1] - r_sent[s]]
+            wbase[p] = base
+            if h_hi == h_lo or r_hi == r_lo:
+                continue
+            for q in range(h_lo, h_hi):
+                bud_h[h_ids[q]] += 1
+            for q in range(r_lo, r_hi):
+                bud_r[r_ids[q]] += 1
+            maxh = 0
+            for s in range(hs0, hs1):
+                maxh = max(maxh, h_sent[s + 1] - h_sent[s])
+            maxr = 0
+            for s in range(rs0, rs1):
+                maxr = max(maxr, r_sent[s + 1] - r_sent[s])
+            if len(moves) < maxr * maxh:
+                moves = np.empty(maxr * maxh, np.int8)
+            if len(mark) < maxr:
+                mark = np.empty(maxr, np.uint8)
+            if len(c0) < maxh + 1:
+                c0 = np.empty(maxh + 1, np.float64)
+                c1 = np.empty(maxh + 1, np.float64)
+                l0 = np.empty(maxh + 1, np.int64)
+                l1 = np.empty(maxh + 1, np.int64)
+            hit = 0.0
+            for s in range(rs0, rs1):
+                ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                m = len(ref)
+                if m == 0:
+                    continue
+                mark[:m] = 0
+                for g in range(hs0, hs1):
+                    hyp = h_ids[h_sent[g]:h_sent[g + 1]]
+                    if len(hyp) > 0:
+                        _perl_mark(ref, hyp, f, moves, c0, c1, l0, l1, mark)
+                run = 0
+                for j in range(m):
+                    if mark[j]:
+                        tok = ref[j]
+                        if bud_h[tok] > 0 and bud_r[tok] > 0:
+                            run += 1
+                            if j + 1 < m and mark[j + 1] == 0:
+                                hit += f[run]
+                                run = 0
+                            elif j + 1 == m:
+                                hit += f[run]
+                                run = 0
+                            bud_h[tok] -= 1
+                            bud_r[tok] -= 1
+            whit[p] = hit
+            for q in range(h_lo, h_hi):
+                bud_h[h_ids[q]] = 0
+            for q in range(r_lo, r_hi):
+                bud_r[r_ids[q]] = 0
+    return whit, wbase
+
+
+@jit
+def _wlcs_lin(a, b, f, c0, c1, l0, l1):
+    """Lin's WLCS value of ``a`` (rows) and ``b`` (columns) with two DP rows."""
+    n = len(b)
+    for j in range(n + 1):
+        c0[j] = 0.0
+        l0[j] = 0
+    c1[0] = 0.0
+    l1[0] = 0
+    prev_c, cur_c, prev_l, cur_l = c0, c1, l0, l1
+    for i in range(len(a)):
+        x = a[i]
+        for j in range(1, n + 1):
+            if x == b[j - 1]:
+                k = prev_l[j - 1]
+                cur_c[j] = (prev_c[j - 1] + f[k + 1]) - f[k]
+                cur_l[j] = k + 1
+            else:
+                up = prev_c[j]
+                left = cur_c[j - 1]
+                cur_c[j] = up if up > left else left
+                cur_l[j] = 0
+        prev_c, cur_c = cur_c, prev_c
+        prev_l, cur_l = cur_l, prev_l
+    return prev_c[n]
+
+
+@jit(parallel=True)
+def _wlcs_lin_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, alpha, n_chunks):
+    k = len(a_rows)
+    out = np.zeros(k, np.float64)
+    top = 1
+    for p in range(k):
+        la = a_off[a_rows[p] + 1] - a_off[a_rows[p]]
+        lb = b_off[b_rows[p] + 1] - b_off[b_rows[p]]
+        top = max(top, min(la, lb) + 1)
+    f = _weights(alpha, top)
+    for c in prange(n_chunks):
+        lo = c * k // n_chunks
+        hi = (c + 1) * k // n_chunks
+        c0 = np.empty(0, np.float64)
+        c1 = np.empty(0, np.float64)
+        l0 = np.empty(0, np.int64)
+        l1 = np.empty(0, np.int64)
+        for p in range(lo, hi):
+            x = a_ids[a_off[a_rows[p]]:a_off[a_rows[p] + 1]]
+            y = b_ids[b_off[b_rows[p]]:b_off[b_rows[p] + 1]]
+            if len(x) < len(y):
+                x, y = y, x
+            if len(c0) < len(y) + 1:
+                c0 = np.empty(len(y) + 1, np.float64)
+                c1 = np.empty(len(y) + 1, np.float64)
+                l0 = np.empty(len(y) + 1, np.int64)
+                l1 = np.empty(len(y) + 1, np.int64)
+            out[p] = _wlcs_lin(x, y, f, c0, c1, l0, l1)
+    return out
+
+
+def _check_alpha(alpha):
+    alpha = float(alpha)
+    if not alpha > 0 or not np.isfinite(alpha):
+        raise VecscoreError(f"alpha must be a finite number > 0 (ROUGE-W uses f(k) = k**alpha), got {alpha}")
+    return alpha
+
+
+def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
+                    ref_ids, ref_sent_offsets, ref_text_sents, hyp_rows, ref_rows, *,
+                    alpha=1.2, vocab_size=None, n_chunks=None):
+    """ROUGE-1.5.5.pl ROUGE-W sufficient statistics per pair.
+
+    Parameters
+    ----------
+    hyp_ids, hyp_sent_offsets, hyp_text_sents : array_like of int
+        Hypothesis ("peer") batch with sentences (layout in :mod:`vecscore.kernels.lcs`).
+    ref_ids, ref_sent_offsets, ref_text_sents : array_like of int
+        Reference ("model") batch with sentences.
+    hyp_rows, ref_rows : array_like of int
+        The ``k`` pairs to score.
+    alpha : float, default 1.2
+        The weight exponent (``-w alpha``).
+    vocab_size, n_chunks : int, optional
+        As in :func:`vecscore.kernels.lcs.lcs_length_pairs`.
+
+    Returns
+    -------
+    whit : numpy.ndarray
+        float64, shape ``(k,)``: sum of ``f(run)`` over clipped hit runs.
+    wbase : numpy.ndarray
+        float64, shape ``(k,)``: ``sum over reference sentences of f(len)``.
+        Perl: ``R = f^-1(whit / f(wbase))``, ``P = f^-1(whit / f(n_hyp))``.
+
+    Examples
+    --------
+    >>> whit, wbase = wlcs_perl_pairs([1, 2, 3, 4, 5], [0, 5], [0, 1],
+    ...                               [1, 2, 3, 4, 5], [0, 5], [0, 1], [0], [0])
+    >>> import math
+    >>> round(math.pow(whit[0] / math.pow(wbase[0], 1.2), 1 / 1.2), 5)
+    0.72478
+    """
+    alpha = _check_alpha(alpha)
+    hyp_ids = _as_int64("hyp_ids", hyp_ids)
+    ref_ids = _as_int64("ref_ids", ref_ids)
+    h_sent, h_text = check_sentences("hyp", hyp_ids, hyp_sent_offsets, hyp_text_sents)
+    r_sent, r_text = check_sentences("ref", ref_ids, ref_sent_offsets, ref_text_sents)
+    hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
+        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_text) - 1, len(r_text) - 1, vocab_size, n_chunks)
+    if chunks == 0:
+        return np.zeros(0, np.float64), np.zeros(0, np.float64)
+    # the int8 move table is 4x smaller than the int32 LCS table
+    check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows, limit=1 << 30)
+    return _wlcs_perl_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text,
+                            hyp_rows, ref_rows, vocab, alpha, chunks)
+
+
+def wlcs_lin_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_rows, *,
+                   alpha=1.2, n_chunks=None):
+    """Lin (2004) weighted LCS value of each pair of whole token sequences.
+
+    Parameters
+    ----------
+    hyp_ids, hyp_offsets, ref_ids, ref_offsets : array_like of int
+        Ragged hypothesis and reference batches.
+    hyp_rows, ref_rows : array_like of int
+        The ``k`` pairs to score.
+    alpha : float, default 1.2
+        ``f(k) = k ** alpha``.
+    n_chunks : int, optional
+        Work chunks for the parallel loop (results never depend on it).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(k,)``: ``WLCS``.  ``R = f^-1(WLCS / f(len(ref)))``,
+        ``P = f^-1(WLCS / f(len(hyp)))``.
+
+    Examples
+    --------
+    >>> wlcs_lin_pairs([1, 2, 3], [0, 3], [1, 2, 3], [0, 3], [0], [0], alpha=2.0).tolist()
+    [9.0]
+    """
+    alpha = _check_alpha(alpha)
+    h_off = _as_int64("hyp_offsets", hyp_offsets)
+    r_off = _as_int64("ref_offsets", ref_offsets)
+    hyp_ids, ref_ids, hyp_rows, ref_rows, _, chunks = prepare_pairs(
+        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_off) - 1, len(r_off) - 1, None, n_chunks)
+    _check_offsets("hyp_offsets", h_off, len(hyp_ids))
+    _check_offsets("ref_offsets", r_off, len(ref_ids))
+    if chunks == 0:
+        return np.zeros(0, np.float64)
+    return _wlcs_lin_pairs(hyp_ids, h_off, ref_ids, r_off, hyp_rows, ref_rows, alpha, chunks)
