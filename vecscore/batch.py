@@ -235,11 +235,15 @@ def build_batch(
     transform: Callable[[str], str | None] | None = None,
     refs_layout: str = "per-example",
     warn_empty: bool = True,
+    spans_fn: Callable[[list[str]], TokenSpans] | None = None,
 ) -> PairBatch:
     """Validate, tokenize and intern a batch of pairs.
 
     ``transform`` is applied once per vocabulary word (stemming, stopwords,
-    token filters); returning ``None`` removes the word.
+    token filters); returning ``None`` removes the word.  ``spans_fn``, if
+    given, replaces the tokenizer registry: it receives all texts
+    (hypotheses, then references) and returns their :class:`TokenSpans`
+    (e.g. the sacreBLEU or ROUGE-1.5.5 tokenizers).
     """
     if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
         raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
@@ -253,7 +257,12 @@ def build_batch(
             raise VecscoreError("stemming and stopwords need text or string tokens, not token ids")
         ragged, n_vocab = _ids_batch(rows)
         return PairBatch(ragged, n, ref_ptr, n_vocab)
-    spans = tokenize(rows, tokenizer, lowercase=lowercase) if kind == "text" else spans_from_token_lists(rows)
+    if kind != "text":
+        spans = spans_from_token_lists(rows)
+    elif spans_fn is not None:
+        spans = spans_fn(rows)
+    else:
+        spans = tokenize(rows, tokenizer, lowercase=lowercase)
     ids, first = intern(spans)
     ragged = Ragged(ids, spans.offsets)
     n_vocab = len(first)
