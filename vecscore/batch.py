@@ -30,8 +30,10 @@ from vecscore.errors import EmptyTokenizationWarning, VecscoreError
 import numba
 
 from vecscore.kernels.intern import IDENTITY, intern_spans
+from vecscore.kernels.tokenize import sentence_flags
+from vecscore.text.sentences import sentence_layout
 from vecscore.text.spans import TokenSpans
-from vecscore.text.tokenizers import spans_from_token_lists, tokenize
+from vecscore.text.tokenizers import is_kernel_tokenizer, spans_from_token_lists, tokenize
 
 __all__ = ["Ragged", "PairBatch", "build_batch", "normalize_refs", "input_kind"]
 
@@ -58,12 +60,17 @@ class Ragged:
 
 @dataclass(frozen=True)
 class PairBatch:
-    """Hypotheses (rows ``0..n_pairs-1``) and references (rows after them)."""
+    """Hypotheses (rows ``0..n_pairs-1``) and references (rows after them).
+
+    ``sentences``, when requested, is ``(sent_offsets, text_sents)`` in the
+    layout of :mod:`vecscore.kernels.lcs` (sentences = lines with tokens).
+    """
 
     texts: Ragged
     n_pairs: int
     ref_ptr: np.ndarray
     n_vocab: int
+    sentences: tuple | None = None
 
     @property
     def n_refs(self) -> int:
@@ -189,15 +196,18 @@ def _vocab_strings(spans: TokenSpans, first: np.ndarray) -> list[str]:
     return [b[x:y].decode("utf-8") for x, y in zip(s, e)]
 
 
-def _apply_vocab_map(ids: np.ndarray, offsets: np.ndarray, mapping: np.ndarray) -> Ragged:
-    """Map ids through ``mapping`` (``-1`` drops the token) and re-pack rows."""
+def _apply_vocab_map(ids: np.ndarray, offsets: np.ndarray, mapping: np.ndarray, sent_ids=None):
+    """Map ids through ``mapping`` (``-1`` drops the token) and re-pack rows.
+
+    Returns the new :class:`Ragged` and the kept tokens' sentence ids.
+    """
     new = mapping[ids]
     keep = new >= 0
     if keep.all():
-        return Ragged(new, offsets)
+        return Ragged(new, offsets), sent_ids
     c = np.zeros(len(keep) + 1, np.int64)
     np.cumsum(keep, out=c[1:])
-    return Ragged(new[keep], c[offsets])
+    return Ragged(new[keep], c[offsets]), (None if sent_ids is None else sent_ids[keep])
 
 
 def transform_vocab(words: list[str], transform: Callable[[str], str | None]) -> tuple[np.ndarray, list[str]]:
@@ -236,6 +246,7 @@ def build_batch(
     refs_layout: str = "per-example",
     warn_empty: bool = True,
     spans_fn: Callable[[list[str]], TokenSpans] | None = None,
+    sentences: bool = False,
 ) -> PairBatch:
     """Validate, tokenize and intern a batch of pairs.
 
@@ -243,7 +254,9 @@ def build_batch(
     token filters); returning ``None`` removes the word.  ``spans_fn``, if
     given, replaces the tokenizer registry: it receives all texts
     (hypotheses, then references) and returns their :class:`TokenSpans`
-    (e.g. the sacreBLEU or ROUGE-1.5.5 tokenizers).
+    (e.g. the sacreBLEU or ROUGE-1.5.5 tokenizers).  ``sentences=True``
+    also records each text's sentences (its lines; see
+    :mod:`vecscore.text.sentences`).
     """
     if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
         raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
@@ -257,22 +270,46 @@ def build_batch(
             raise VecscoreError("stemming and stopwords need text or string tokens, not token ids")
         ragged, n_vocab = _ids_batch(rows)
         return PairBatch(ragged, n, ref_ptr, n_vocab)
+    flags = None
     if kind != "text":
         spans = spans_from_token_lists(rows)
     elif spans_fn is not None:
         spans = spans_fn(rows)
+    elif sentences and not is_kernel_tokenizer(tokenizer):
+        spans, flags = _tokenize_by_line(rows, tokenizer, lowercase)
     else:
         spans = tokenize(rows, tokenizer, lowercase=lowercase)
+    if sentences and flags is None:
+        if kind == "text" and spans_fn is None:
+            flags = sentence_flags(spans.buf, spans.starts, spans.ends, spans.offsets, 10)
+        else:  # token lists carry no line breaks: one sentence per text
+            flags = np.zeros(len(spans.starts), np.bool_)
+            flags[spans.offsets[:-1][np.diff(spans.offsets) > 0]] = True
+    sent_ids = None if flags is None else np.cumsum(flags) - 1
     ids, first = intern(spans)
     ragged = Ragged(ids, spans.offsets)
     n_vocab = len(first)
     if transform is not None:
         mapping, vocab = transform_vocab(_vocab_strings(spans, first), transform)
-        ragged = _apply_vocab_map(ids, spans.offsets, mapping)
+        ragged, sent_ids = _apply_vocab_map(ids, spans.offsets, mapping, sent_ids)
         n_vocab = len(vocab)
+    layout = None if sent_ids is None else sentence_layout(ragged.offsets, sent_ids)
     if warn_empty and kind == "text":
         _warn_empty_rows(rows, ragged)
-    return PairBatch(ragged, n, ref_ptr, n_vocab)
+    return PairBatch(ragged, n, ref_ptr, n_vocab, layout)
+
+
+def _tokenize_by_line(rows, tokenizer, lowercase):
+    """Tokenize every line on its own (for tokenizers that run in Python)."""
+    lines = [t.split("\n") for t in rows]
+    counts = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    line_ptr = np.zeros(len(lines) + 1, np.int64)
+    np.cumsum(counts, out=line_ptr[1:])
+    spans = tokenize([x for ls in lines for x in ls], tokenizer, lowercase=lowercase)
+    flags = np.zeros(len(spans.starts), np.bool_)
+    line_starts = spans.offsets[:-1]
+    flags[line_starts[np.diff(spans.offsets) > 0]] = True
+    return TokenSpans(spans.buf, spans.starts, spans.ends, spans.offsets[line_ptr], spans.fold), flags
 
 
 def _warn_empty_rows(rows: Sequence[str], ragged: Ragged) -> None:

@@ -52,31 +52,38 @@ def check_multi_ref(multi_ref: str) -> None:
         raise VecscoreError(f"multi_ref must be one of {', '.join(MULTI_REF)}; got {multi_ref!r}")
 
 
-def per_reference(hits, p_den, r_den, alpha=None, beta=None):
-    p = safe_ratio(hits, p_den)
-    r = safe_ratio(hits, r_den)
+def _ratio(num, den, transform):
+    x = safe_ratio(num, den)
+    return x if transform is None else transform(x)
+
+
+def per_reference(hits, p_den, r_den, alpha=None, beta=None, transform=None):
+    p = _ratio(hits, p_den, transform)
+    r = _ratio(hits, r_den, transform)
     return p, r, f_measure(p, r, alpha, beta)
 
 
-def combine(hits, hyp_count, ref_count, ref_ptr, multi_ref="best", alpha=None, beta=None) -> PRF:
+def combine(hits, hyp_count, ref_count, ref_ptr, multi_ref="best", alpha=None, beta=None, transform=None) -> PRF:
     """Reduce per-reference statistics to per-pair scores.
 
     ``hits`` and ``ref_count`` have one entry per reference row, ``hyp_count``
     one per pair; the references of pair ``i`` are ``ref_ptr[i]:ref_ptr[i + 1]``.
+    Statistics are integers, except ROUGE-W's weighted ones (floats), whose
+    ratios go through ``transform`` (``f^-1``) before F.
     """
     check_multi_ref(multi_ref)
-    hits = np.asarray(hits, np.int64)
-    ref_count = np.asarray(ref_count, np.int64)
-    hyp_count = np.asarray(hyp_count, np.int64)
+    hits = np.asarray(hits)
+    ref_count = np.asarray(ref_count)
+    hyp_count = np.asarray(hyp_count)
     nrefs = np.diff(ref_ptr)
     hyp_per_ref = np.repeat(hyp_count, nrefs)
     if multi_ref == "pooled":
         sh = _segment_sum(hits, ref_ptr)
         sr = _segment_sum(ref_count, ref_ptr)
         sp = nrefs * hyp_count
-        p, r = safe_ratio(sh, sp), safe_ratio(sh, sr)
+        p, r = _ratio(sh, sp, transform), _ratio(sh, sr, transform)
         return PRF(p, r, f_measure(p, r, alpha, beta), sh, sp, sr)
-    p, r, f = per_reference(hits, hyp_per_ref, ref_count, alpha, beta)
+    p, r, f = per_reference(hits, hyp_per_ref, ref_count, alpha, beta, transform)
     if np.array_equal(nrefs, np.ones_like(nrefs)):
         return PRF(p, r, f, hits, hyp_count, ref_count)
     if multi_ref in ("best", "best-recall"):

@@ -72,9 +72,11 @@ class RougeResult(Mapping):
                     f"micro averages need integer statistics, which the {k} scores under this multi_ref convention "
                     "do not have; use mean() or multi_ref='best'/'best-recall'/'pooled'"
                 )
-            hits = int(np.sum(st["hits"]))
-            p = float(safe_ratio(hits, int(np.sum(st["p_den"]))))
-            r = float(safe_ratio(hits, int(np.sum(st["r_den"]))))
+            hits = np.sum(st["hits"])
+            p = float(safe_ratio(hits, np.sum(st["p_den"])))
+            r = float(safe_ratio(hits, np.sum(st["r_den"])))
+            if st.get("alpha"):  # ROUGE-W: ratios of weighted statistics go through f^-1
+                p, r = p ** (1 / st["alpha"]), r ** (1 / st["alpha"])
             out[k] = Score(p, r, float(f_measure(p, r, alpha, beta)))
         return out
 

@@ -10,6 +10,7 @@ other way round (:class:`vecscore.RougeScorer` keeps that order).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,27 +18,40 @@ import numpy as np
 from vecscore._version import __version__
 from vecscore.batch import PairBatch, build_batch
 from vecscore.counts import ngram_counts, overlap
-from vecscore.errors import VecscoreError
+from vecscore.errors import VecscoreError, VecscoreWarning
+from vecscore.kernels.lcs import lcs_length_pairs, union_lcs_hits_pairs
+from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 from vecscore.fscore import check_weighting
 from vecscore.multiref import check_multi_ref, combine
 from vecscore.results import RougeResult, Score
+from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["rouge", "parse_metric", "DEFAULT_METRICS"]
 
-DEFAULT_METRICS = ("rouge1", "rouge2")
+DEFAULT_METRICS = ("rouge1", "rouge2", "rougeL")
+WLCS_MODES = ("rouge155", "textbook")
 _ROUGE_N = re.compile(r"rouge([1-9][0-9]*)$")
+_ROUGE_W = re.compile(r"rougeW(?:-([0-9]+(?:\.[0-9]+)?))?$")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
+_VALID = "rouge1, rouge2, ... (any rougeN, N >= 1), rougeL, rougeLsum, rougeW (alpha 1.2) or rougeW-<alpha>"
 
 
-def parse_metric(name: str) -> tuple[str, int]:
-    """``("n", N)`` for ``rougeN``; errors list what is valid."""
+def parse_metric(name: str) -> tuple[str, float]:
+    """``("n", N)``, ``("L", 0)``, ``("Lsum", 0)`` or ``("W", alpha)``; errors list what is valid."""
     if isinstance(name, str):
+        if name in ("rougeL", "rougeLsum"):
+            return name[5:], 0
         m = _ROUGE_N.match(name)
         if m:
             return "n", int(m.group(1))
-    raise VecscoreError(f"unknown ROUGE metric {name!r}; valid: rouge1, rouge2, ... (any rougeN with N >= 1)")
+        m = _ROUGE_W.match(name)
+        if m:
+            alpha = float(m.group(1) or 1.2)
+            if alpha >= 1.0:
+                return "W", alpha
+    raise VecscoreError(f"unknown ROUGE metric {name!r}; valid: {_VALID}")
 
 
 def validate_metrics(metrics) -> list:
@@ -92,6 +106,8 @@ def rouge(
     alpha: float | None = None,
     beta: float | None = None,
     refs_layout: str = "per-example",
+    sentence_splitter: str = "newline",
+    wlcs: str = "rouge155",
 ) -> RougeResult:
     """Score every (hypothesis, references) pair with ROUGE.
 
@@ -103,7 +119,10 @@ def rouge(
         Per pair, one reference (``str``) or a list of references.  With
         ``refs_layout="streams"``, sacreBLEU's layout ``refs[k][i]``.
     metrics : sequence of str
-        ``rouge1``, ``rouge2``, ... (any N >= 1).
+        ``rouge1``, ``rouge2``, ... (any N >= 1); ``rougeL`` (LCS of the whole
+        texts); ``rougeLsum`` (summary-level union LCS over sentences, as
+        rouge-score and ROUGE-1.5.5's ROUGE-L); ``rougeW`` / ``rougeW-<alpha>``
+        (weighted LCS, f(k) = k**alpha, alpha 1.2 by default).
     tokenizer : str or callable
         ``"rouge-score"`` (default), ``"whitespace"``, ``"char"``, ``"cjk"``,
         ``"jieba"``, ``"jieba-nohmm"``, or a callable ``str -> list[str]``.
@@ -119,6 +138,15 @@ def rouge(
         ``pooled``, ``mean`` or ``jackknife``; see :mod:`vecscore.multiref`.
     alpha, beta : float, optional
         F weighting (ROUGE-1.5.5 ``-p alpha``, or F-beta); default F1.
+    sentence_splitter : str
+        How ``rougeLsum`` and ``rougeW`` find sentences: ``"newline"``
+        (rouge-score's rule, default) or ``"punct"`` (a deterministic rule
+        for text without newlines; see :mod:`vecscore.text.sentences`).
+    wlcs : str
+        ROUGE-W flavour: ``"rouge155"`` (ROUGE-1.5.5: per-sentence WLCS at
+        summary level, with the script's f applied twice in recall's
+        denominator, so an identical 5-token text has recall 5**-0.2) or
+        ``"textbook"`` (Lin 2004 over the whole texts; identical text = 1).
 
     Returns
     -------
@@ -137,14 +165,24 @@ def rouge(
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
     resolve_tokenizer(tokenizer)
+    if wlcs not in WLCS_MODES:
+        raise VecscoreError(f"wlcs must be one of {WLCS_MODES}, not {wlcs!r}")
+    kinds = {k for k, _ in parsed}
+    need_sentences = "Lsum" in kinds or ("W" in kinds and wlcs == "rouge155")
+    if need_sentences:
+        hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn="Lsum" in kinds)
     transform = _make_transform(tokenizer, stemmer, stopwords)
-    batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout)
+    batch = build_batch(
+        hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout, sentences=need_sentences
+    )
     scores, stats = {}, {}
-    for name, (kind, n) in zip(metrics, parsed):
-        hits, hyp_count, ref_count = rouge_n_stats(batch, n)
-        prf = combine(hits, hyp_count, ref_count, batch.ref_ptr, multi_ref, alpha, beta)
+    for name, (kind, param) in zip(metrics, parsed):
+        hits, hyp_count, ref_count, inverse = metric_stats(batch, kind, param, wlcs)
+        prf = combine(hits, hyp_count, ref_count, batch.ref_ptr, multi_ref, alpha, beta, inverse)
         scores[name] = Score(prf.precision, prf.recall, prf.fmeasure)
         stats[name] = {"hits": prf.hits, "p_den": prf.p_den, "r_den": prf.r_den}
+        if inverse is not None:
+            stats[name]["alpha"] = param
     sig = _signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, batch.nrefs)
     return RougeResult(scores, stats, sig)
 
@@ -154,3 +192,79 @@ def rouge_n_stats(batch: PairBatch, n: int):
     c = ngram_counts(batch.texts, n, batch.n_vocab)
     hits = overlap(c, batch.owner, batch.ref_rows)
     return hits, c.totals[: batch.n_pairs], c.totals[batch.n_pairs :]
+
+
+def metric_stats(batch: PairBatch, kind: str, param, wlcs: str = "rouge155"):
+    """``(hits, hyp_count, ref_count, inverse)`` of one metric.
+
+    ``hits`` and ``ref_count`` per reference row, ``hyp_count`` per pair;
+    ``inverse`` is ``None`` or ROUGE-W's ``f^-1`` applied to the ratios.
+    """
+    if kind == "n":
+        return (*rouge_n_stats(batch, int(param)), None)
+    t = batch.texts
+    lengths = t.lengths
+    hyp_len, ref_len = lengths[: batch.n_pairs], lengths[batch.n_pairs :]
+    owner, ref_rows = batch.owner, batch.ref_rows
+    if kind == "L":
+        hits = lcs_length_pairs(t.ids, t.offsets, t.ids, t.offsets, owner, ref_rows, vocab_size=batch.n_vocab)
+        return hits, hyp_len, ref_len, None
+    if kind == "Lsum":
+        so, ts = batch.sentences
+        hits = union_lcs_hits_pairs(t.ids, so, ts, t.ids, so, ts, owner, ref_rows, vocab_size=batch.n_vocab)
+        return hits, hyp_len, ref_len, None
+    alpha = float(param)
+
+    def f(x):
+        return np.power(np.asarray(x, np.float64), alpha)
+
+    def inverse(x):
+        return np.power(x, 1.0 / alpha)
+
+    if wlcs == "textbook":
+        w = wlcs_lin_pairs(t.ids, t.offsets, t.ids, t.offsets, owner, ref_rows, alpha=alpha)
+        return w, f(hyp_len), f(ref_len), inverse
+    so, ts = batch.sentences
+    whit, wbase = wlcs_perl_pairs(t.ids, so, ts, t.ids, so, ts, owner, ref_rows, alpha=alpha, vocab_size=batch.n_vocab)
+    return whit, f(hyp_len), f(wbase), inverse
+
+
+def _split_for_sentences(hyps, refs, splitter, refs_layout, warn):
+    """Apply the sentence splitter; warn when rougeLsum would equal rougeL."""
+    if splitter not in SENTENCE_SPLITTERS:
+        raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
+    if len(hyps) == 0 or not isinstance(hyps[0], str):
+        return hyps, refs
+    if splitter != "newline":
+        hyps = split_sentences(hyps, splitter) if all(isinstance(h, str) for h in hyps) else hyps
+        refs = _map_ref_texts(refs, lambda t: split_sentences([t], splitter)[0])
+        return hyps, refs
+    if warn and not any("\n" in h for h in hyps if isinstance(h, str)) and not _any_ref_newline(refs):
+        warnings.warn(
+            "rougeLsum was asked for but no hypothesis or reference contains a newline, so rougeLsum equals rougeL "
+            "here: put one sentence per line, or pass sentence_splitter='punct'",
+            VecscoreWarning,
+            stacklevel=3,
+        )
+    return hyps, refs
+
+
+def _map_ref_texts(refs, fn):
+    def one(r):
+        if isinstance(r, str):
+            return fn(r)
+        if isinstance(r, (list, tuple)):
+            return [one(x) for x in r]
+        return r
+
+    return [one(r) for r in refs]
+
+
+def _any_ref_newline(refs) -> bool:
+    for r in refs:
+        if isinstance(r, str):
+            if "\n" in r:
+                return True
+        elif isinstance(r, (list, tuple)) and any(isinstance(x, str) and "\n" in x for x in r):
+            return True
+    return False

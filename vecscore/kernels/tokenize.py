@@ -220,3 +220,24 @@ def split_codepoints(buf, offsets, mode):
     for i in prange(n):
         _cp_scan(buf, offsets[i], offsets[i + 1], mode, starts, ends, tok_offsets[i], True)
     return starts, ends, tok_offsets
+
+
+@jit(parallel=True)
+def sentence_flags(buf, starts, ends, tok_offsets, sep):
+    """True for every token that starts a sentence.
+
+    A text's first token starts one, and so does every token with a ``sep``
+    byte (newline) between it and the previous token of the same text.
+    """
+    n = len(tok_offsets) - 1
+    flags = np.zeros(len(starts), np.bool_)
+    for i in prange(n):
+        for j in range(tok_offsets[i], tok_offsets[i + 1]):
+            if j == tok_offsets[i]:
+                flags[j] = True
+                continue
+            for q in range(ends[j - 1], starts[j]):
+                if buf[q] == sep:
+                    flags[j] = True
+                    break
+    return flags

@@ -34,7 +34,7 @@ from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.tokenize import MODE_CHAR, MODE_CJK, MODE_WHITESPACE, split_byte_runs, split_codepoints
 from vecscore.text.spans import TokenSpans, encode_nul_separated, encode_texts
 
-__all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer"]
+__all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer", "is_kernel_tokenizer"]
 
 TOKENIZERS = ("rouge-score", "whitespace", "char", "cjk", "jieba", "jieba-nohmm")
 
@@ -92,6 +92,11 @@ def resolve_tokenizer(tokenizer) -> Callable[[str], list[str]] | str:
     if callable(tokenizer):
         return tokenizer
     raise VecscoreError(f"tokenizer must be a name ({', '.join(TOKENIZERS)}) or a callable, not {type(tokenizer).__name__}")
+
+
+def is_kernel_tokenizer(tokenizer) -> bool:
+    """True for built-in tokenizers whose tokens are substrings of the text."""
+    return isinstance(tokenizer, str) and (tokenizer == "rouge-score" or tokenizer in _MODES)
 
 
 def tokenize(texts: Sequence[str], tokenizer="rouge-score", *, lowercase: bool = False) -> TokenSpans:

