@@ -60,7 +60,50 @@ def bench_rouge_n(args) -> None:
     _report("rouge-n", args.pairs, t_ours, "rouge-score", k, t_theirs)
 
 
-BENCHES = {"rouge-n": bench_rouge_n}
+def bench_rouge_l(args) -> None:
+    from rouge_score import rouge_scorer
+
+    hyps, refs = summary_pairs(args.pairs, seed=2)
+    vecscore.rouge(hyps[:1000], refs[:1000], metrics=["rougeL"])
+    t_ours = _best_time(lambda: vecscore.rouge(hyps, refs, metrics=["rougeL"]), args.repeat)
+    k = min(args.oracle_pairs, args.pairs)
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    t = time.perf_counter()
+    theirs = [scorer.score(r, h)["rougeL"].fmeasure for h, r in zip(hyps[:k], refs[:k])]
+    t_theirs = time.perf_counter() - t
+    worst = float(np.max(np.abs(vecscore.rouge(hyps[:k], refs[:k], metrics=["rougeL"])["rougeL"].fmeasure - theirs)))
+    print(f"[rouge-l] rougeL, {args.pairs:,d} summary-length pairs; max |dF| vs rouge-score on the subset: {worst:.1e}")
+    _report("rouge-l", args.pairs, t_ours, "rouge-score", k, t_theirs)
+    bench_lcs_kernel(args)
+
+
+def bench_lcs_kernel(args) -> None:
+    """The bare LCS kernel against rapidfuzz's LCSseq on the same integer arrays."""
+    from rapidfuzz.distance import LCSseq
+    from rapidfuzz.process import cpdist
+
+    from vecscore.kernels.lcs import lcs_length_pairs
+
+    rng = np.random.default_rng(3)
+    n = args.pairs
+    lens = rng.integers(40, 61, size=2 * n)
+    ids = (np.minimum(rng.zipf(1.2, lens.sum()), 50_000) - 1).astype(np.int64)
+    offsets = np.zeros(2 * n + 1, np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    a = np.arange(n, dtype=np.int64)
+    b = a + n
+    lcs_length_pairs(ids, offsets, ids, offsets, a[:10], b[:10])
+    t_ours = _best_time(lambda: lcs_length_pairs(ids, offsets, ids, offsets, a, b, vocab_size=50_000), args.repeat)
+    seqs = [ids[offsets[i] : offsets[i + 1]].tolist() for i in range(2 * n)]
+    t_theirs = _best_time(lambda: cpdist(seqs[:n], seqs[n:], scorer=LCSseq.similarity, workers=-1), 1)
+    ours = lcs_length_pairs(ids, offsets, ids, offsets, a, b, vocab_size=50_000)
+    theirs = cpdist(seqs[:n], seqs[n:], scorer=LCSseq.similarity, workers=-1)
+    assert np.array_equal(ours, theirs)
+    print(f"[lcs-kernel] LCS length of {n:,d} integer pairs (40-60 ids each), identical results; rapidfuzz cpdist with workers=-1")
+    _report("lcs-kernel", n, t_ours, "rapidfuzz", n, t_theirs)
+
+
+BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l}
 
 
 def main(argv=None) -> int:

@@ -127,7 +127,14 @@ def _is_unit(x, kind: str) -> bool:
 _UNIT_NAME = {"text": "a str", "tokens": "a list of str tokens", "ids": "a 1-d integer array"}
 
 
+def _all_str(rows) -> bool:
+    """Fast (C-level) check that every row is exactly a ``str``."""
+    return set(map(type, rows)) <= {str}
+
+
 def _check_units(rows, kind: str, what: str) -> None:
+    if kind == "text" and _all_str(rows):
+        return
     bad = next((i for i, x in enumerate(rows) if not _is_unit(x, kind)), None)
     if bad is not None:
         raise VecscoreError(
@@ -159,7 +166,7 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
             f"got {n_pairs} hypotheses but {len(refs)} reference entries; they must have the same length "
             "(for sacreBLEU-style reference streams pass refs_layout='streams')"
         )
-    if all(_is_unit(r, kind) for r in refs):
+    if (kind == "text" and _all_str(refs)) or all(_is_unit(r, kind) for r in refs):
         return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
     flat = []
     counts = np.empty(n_pairs, np.int64)
