@@ -103,7 +103,13 @@ def bench_lcs_kernel(args) -> None:
     _report("lcs-kernel", n, t_ours, "rapidfuzz", n, t_theirs)
 
 
-BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l}
+def bench_rouge155(args) -> None:
+    from benchmarks.bench_rouge155 import bench_rouge155 as run
+
+    run(args)
+
+
+BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l, "rouge155": bench_rouge155}
 
 
 def main(argv=None) -> int:

@@ -3,12 +3,18 @@ from vecscore._version import __version__
 from vecscore.errors import EmptyTokenizationWarning, UndefinedMetricWarning, VecscoreError
 from vecscore.results import RougeResult, Score
 from vecscore.rouge import rouge
+from vecscore.rouge155 import perl_average, rouge155, rouge155_args
 from vecscore.rouge_scorer import RougeScorer
+from vecscore.rouge_weighted import rouge_weighted
 
 __all__ = [
     "__version__",
     "rouge",
     "RougeScorer",
+    "rouge155",
+    "rouge155_args",
+    "perl_average",
+    "rouge_weighted",
     "RougeResult",
     "Score",
     "VecscoreError",

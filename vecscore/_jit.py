@@ -7,7 +7,15 @@ plain Python, which the test-suite uses for coverage of the kernel bodies.
 """
 from __future__ import annotations
 
-from numba import njit, prange  # noqa: F401  (prange re-exported for kernels)
+import os
+
+# numba's OpenMP threads otherwise spin while waiting between parallel
+# regions, which on a busy machine (other processes on the same cores) slows
+# small kernels down by orders of magnitude.  Must be set before the OpenMP
+# runtime starts; a value the user set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from numba import njit, prange  # noqa: E402, F401  (prange re-exported for kernels)
 
 __all__ = ["jit", "prange"]
 
