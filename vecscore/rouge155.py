@@ -92,12 +92,7 @@ from vecscore.counts import ngram_counts, overlap
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
 from vecscore.fscore import f_measure, safe_ratio
 from vecscore.kernels.lcs import union_lcs_hits_pairs
-from vecscore.kernels.rouge155 import (
-    perl_bootstrap_means,
-    segment_sum_seq,
-    union_lcs_hits_budget_pairs,
-    wlcs_perl_budget_pairs,
-)
+from vecscore.kernels.rouge155 import perl_bootstrap_means, segment_sum_seq
 from vecscore.kernels.segments import segment_argmax
 from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_overlap
 from vecscore.kernels.wlcs import wlcs_perl_pairs
@@ -370,25 +365,16 @@ def _ref_line_tokens(st: _Streams) -> np.ndarray:
 
 def _lcs_hits(st: _Streams) -> np.ndarray:
     ids, off, tl = _lcs_inputs(st)
-    if st.budget_from_ns:
-        chunks = max(1, min(4 * numba.get_num_threads(), len(st.owner)))
-        if len(st.owner) == 0:
-            return np.zeros(0, np.int64)
-        return union_lcs_hits_budget_pairs(ids, off, tl, ids, off, tl, st.ns.ids, st.ns.offsets,
-                                           st.owner, st.ref_rows, max(st.n_vocab, 1), chunks)
-    return union_lcs_hits_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1))
+    budget = (st.ns.ids, st.ns.offsets) if st.budget_from_ns else None
+    return union_lcs_hits_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1),
+                                hyp_budget=budget, ref_budget=budget)
 
 
 def _wlcs_stats(st: _Streams, weight: float):
     ids, off, tl = _lcs_inputs(st)
-    if st.budget_from_ns:
-        if len(st.owner) == 0:
-            return np.zeros(0), np.zeros(0)
-        chunks = max(1, min(4 * numba.get_num_threads(), len(st.owner)))
-        return wlcs_perl_budget_pairs(ids, off, tl, ids, off, tl, st.ns.ids, st.ns.offsets,
-                                      st.owner, st.ref_rows, max(st.n_vocab, 1), float(weight), chunks)
+    budget = (st.ns.ids, st.ns.offsets) if st.budget_from_ns else None
     return wlcs_perl_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, alpha=weight,
-                           vocab_size=max(st.n_vocab, 1))
+                           vocab_size=max(st.n_vocab, 1), hyp_budget=budget, ref_budget=budget)
 
 
 @dataclass

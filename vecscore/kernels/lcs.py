@@ -262,7 +262,7 @@ def _mark_lcs(r, h, t, mark):
 
 @jit(parallel=True)
 def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
-                          h_rows, r_rows, vocab_size, n_chunks):
+                          hb_ids, hb_off, rb_ids, rb_off, h_rows, r_rows, vocab_size, n_chunks):
     k = len(h_rows)
     out = np.zeros(k, np.int64)
     for c in prange(n_chunks):
@@ -277,17 +277,17 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
             hs1 = h_text[h_rows[p] + 1]
             rs0 = r_text[r_rows[p]]
             rs1 = r_text[r_rows[p] + 1]
-            h_lo = h_sent[hs0]
-            h_hi = h_sent[hs1]
-            r_lo = r_sent[rs0]
-            r_hi = r_sent[rs1]
-            if h_hi == h_lo or r_hi == r_lo:
+            if h_sent[hs1] == h_sent[hs0] or r_sent[rs1] == r_sent[rs0]:
                 out[p] = 0
                 continue
+            h_lo = hb_off[h_rows[p]]
+            h_hi = hb_off[h_rows[p] + 1]
+            r_lo = rb_off[r_rows[p]]
+            r_hi = rb_off[r_rows[p] + 1]
             for q in range(h_lo, h_hi):
-                bud_h[h_ids[q]] += 1
+                bud_h[hb_ids[q]] += 1
             for q in range(r_lo, r_hi):
-                bud_r[r_ids[q]] += 1
+                bud_r[rb_ids[q]] += 1
             maxh = 0
             for s in range(hs0, hs1):
                 maxh = max(maxh, h_sent[s + 1] - h_sent[s])
@@ -319,9 +319,9 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                             bud_r[tok] -= 1
             out[p] = hits
             for q in range(h_lo, h_hi):
-                bud_h[h_ids[q]] = 0
+                bud_h[hb_ids[q]] = 0
             for q in range(r_lo, r_hi):
-                bud_r[r_ids[q]] = 0
+                bud_r[rb_ids[q]] = 0
     return out
 
 
@@ -484,7 +484,7 @@ def check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows, limit=M
 
 def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
                          ref_ids, ref_sent_offsets, ref_text_sents, hyp_rows, ref_rows, *,
-                         vocab_size=None, n_chunks=None):
+                         vocab_size=None, n_chunks=None, hyp_budget=None, ref_budget=None):
     """Summary-level union-LCS hits per pair (rouge-score ``rougeLsum``, Perl ROUGE-L).
 
     Parameters
@@ -497,6 +497,11 @@ def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
         The ``k`` pairs to score.
     vocab_size, n_chunks : int, optional
         As in :func:`lcs_length_pairs`.
+    hyp_budget, ref_budget : (ids, offsets), optional
+        Ragged arrays, indexed like the hypothesis / reference texts, whose
+        token counts clip the hits (the unigram budgets).  Default: the
+        texts' own tokens.  ROUGE-1.5.5 takes them from its ROUGE-N token
+        stream, which differs from the sentences under ``-b``.
 
     Returns
     -------
@@ -524,5 +529,21 @@ def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
     if chunks == 0:
         return np.zeros(0, np.int64)
     check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows)
+    hb_ids, hb_off = budget_arrays(hyp_budget, hyp_ids, h_sent[h_text], len(h_text) - 1, vocab)
+    rb_ids, rb_off = budget_arrays(ref_budget, ref_ids, r_sent[r_text], len(r_text) - 1, vocab)
     return _union_lcs_hits_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text,
-                                 hyp_rows, ref_rows, vocab, chunks)
+                                 hb_ids, hb_off, rb_ids, rb_off, hyp_rows, ref_rows, vocab, chunks)
+
+
+def budget_arrays(budget, ids, text_offsets, n_texts, vocab):
+    """The clipping-budget ragged array: ``budget`` checked, or the texts themselves."""
+    if budget is None:
+        return ids, np.ascontiguousarray(text_offsets, dtype=np.int64)
+    b_ids = _as_int64("budget ids", budget[0])
+    b_off = _as_int64("budget offsets", budget[1])
+    _check_offsets("budget offsets", b_off, len(b_ids))
+    if len(b_off) != n_texts + 1:
+        raise VecscoreError(f"budget offsets have {len(b_off) - 1} rows, the texts {n_texts}")
+    if b_ids.size and (b_ids.min() < 0 or b_ids.max() >= vocab):
+        raise VecscoreError(f"budget ids must lie in [0, {vocab})")
+    return b_ids, b_off

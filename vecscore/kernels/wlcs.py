@@ -57,7 +57,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
-from vecscore.kernels.lcs import _as_int64, _check_offsets, check_sentences, check_table_size, prepare_pairs
+from vecscore.kernels.lcs import _as_int64, _check_offsets, budget_arrays, check_sentences, check_table_size, prepare_pairs
 
 __all__ = ["wlcs_perl_pairs", "wlcs_lin_pairs"]
 
@@ -120,8 +120,8 @@ def _perl_mark(r, h, f, moves, c0, c1, l0, l1, mark):
 
 
 @jit(parallel=True)
-def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, h_rows, r_rows,
-                     vocab_size, alpha, n_chunks):
+def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off,
+                     h_rows, r_rows, vocab_size, alpha, n_chunks):
     k = len(h_rows)
     whit = np.zeros(k, np.float64)
     wbase = np.zeros(k, np.float64)
@@ -145,20 +145,20 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, h_rows, r_row
             hs1 = h_text[h_rows[p] + 1]
             rs0 = r_text[r_rows[p]]
             rs1 = r_text[r_rows[p] + 1]
-            h_lo = h_sent[hs0]
-            h_hi = h_sent[hs1]
-            r_lo = r_sent[rs0]
-            r_hi = r_sent[rs1]
             base = 0.0
             for s in range(rs0, rs1):
                 base += f[r_sent[s + 1] - r_sent[s]]
             wbase[p] = base
-            if h_hi == h_lo or r_hi == r_lo:
+            if h_sent[hs1] == h_sent[hs0] or r_sent[rs1] == r_sent[rs0]:
                 continue
+            h_lo = hb_off[h_rows[p]]
+            h_hi = hb_off[h_rows[p] + 1]
+            r_lo = rb_off[r_rows[p]]
+            r_hi = rb_off[r_rows[p] + 1]
             for q in range(h_lo, h_hi):
-                bud_h[h_ids[q]] += 1
+                bud_h[hb_ids[q]] += 1
             for q in range(r_lo, r_hi):
-                bud_r[r_ids[q]] += 1
+                bud_r[rb_ids[q]] += 1
             maxh = 0
             for s in range(hs0, hs1):
                 maxh = max(maxh, h_sent[s + 1] - h_sent[s])
@@ -201,9 +201,9 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, h_rows, r_row
                             bud_r[tok] -= 1
             whit[p] = hit
             for q in range(h_lo, h_hi):
-                bud_h[h_ids[q]] = 0
+                bud_h[hb_ids[q]] = 0
             for q in range(r_lo, r_hi):
-                bud_r[r_ids[q]] = 0
+                bud_r[rb_ids[q]] = 0
     return whit, wbase
 
 
@@ -274,7 +274,7 @@ def _check_alpha(alpha):
 
 def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
                     ref_ids, ref_sent_offsets, ref_text_sents, hyp_rows, ref_rows, *,
-                    alpha=1.2, vocab_size=None, n_chunks=None):
+                    alpha=1.2, vocab_size=None, n_chunks=None, hyp_budget=None, ref_budget=None):
     """ROUGE-1.5.5.pl ROUGE-W sufficient statistics per pair.
 
     Parameters
@@ -289,6 +289,8 @@ def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
         The weight exponent (``-w alpha``).
     vocab_size, n_chunks : int, optional
         As in :func:`vecscore.kernels.lcs.lcs_length_pairs`.
+    hyp_budget, ref_budget : (ids, offsets), optional
+        The clipping budgets, as in :func:`vecscore.kernels.lcs.union_lcs_hits_pairs`.
 
     Returns
     -------
@@ -317,7 +319,9 @@ def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
         return np.zeros(0, np.float64), np.zeros(0, np.float64)
     # the int8 move table is 4x smaller than the int32 LCS table
     check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows, limit=1 << 30)
-    return _wlcs_perl_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text,
+    hb_ids, hb_off = budget_arrays(hyp_budget, hyp_ids, h_sent[h_text], len(h_text) - 1, vocab)
+    rb_ids, rb_off = budget_arrays(ref_budget, ref_ids, r_sent[r_text], len(r_text) - 1, vocab)
+    return _wlcs_perl_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off,
                             hyp_rows, ref_rows, vocab, alpha, chunks)
 
 
