@@ -109,7 +109,13 @@ def bench_rouge155(args) -> None:
     run(args)
 
 
-BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l, "rouge155": bench_rouge155}
+def bench_bleu(args) -> None:
+    from benchmarks.bench_bleu import bench_bleu as run
+
+    run(args)
+
+
+BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l, "bleu": bench_bleu, "rouge155": bench_rouge155}
 
 
 def main(argv=None) -> int:

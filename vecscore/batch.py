@@ -161,6 +161,12 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
                     "every stream needs one entry per hypothesis (None for a missing one)"
                 )
         refs = [[s[i] for s in refs if s[i] is not None] for i in range(n_pairs)]
+        missing = next((i for i, r in enumerate(refs) if not r), None)
+        if missing is not None:
+            raise VecscoreError(
+                f"pair {missing} has no reference: it is None in every reference stream; "
+                "every hypothesis needs at least one reference"
+            )
     if len(refs) != n_pairs:
         raise VecscoreError(
             f"got {n_pairs} hypotheses but {len(refs)} reference entries; they must have the same length "

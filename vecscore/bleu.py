@@ -41,7 +41,7 @@ import numpy as np
 
 from vecscore import bleu_formulas as bf
 from vecscore.batch import _check_units, build_batch, input_kind, intern, normalize_refs
-from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty, stats_from_ids
+from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, batch_stats, check_brevity_penalty, stats_from_ids
 from vecscore.errors import VecscoreError, VecscoreWarning
 from vecscore.text.sacrebleu_tokenizers import TOKENIZERS, tokenize as sacre_tokenize
 from vecscore.text.spans import TokenSpans
@@ -234,8 +234,6 @@ def _stats(hyps, refs, opts: _Options, refs_layout: str) -> tuple[BleuStats, str
     kind = _check_hyps(hyps)
     _check_kind(kind, opts)
     batch = build_batch(hyps, refs, spans_fn=_spans_fn(opts), refs_layout=_check_layout(refs_layout))
-    from vecscore.bleu_stats import batch_stats
-
     return batch_stats(batch, opts.max_ngram_order, opts.brevity_penalty), kind
 
 

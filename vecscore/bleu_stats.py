@@ -18,7 +18,7 @@ All int64.  Corpus BLEU is a function of their column sums only, so
 streaming, bootstrap resampling and distributed runs concatenate, index or
 sum :class:`BleuStats` and never look at the text again.
 
-Counting: :func:`clipped_counts` is one fused numba kernel, parallel over
+Counting: :func:`~vecscore.kernels.bleu_counts.clipped_counts` is one fused numba kernel, parallel over
 pairs, that hashes every order's n-grams of a pair into a small table
 (keys are only compared *within* a pair, and every hash hit is confirmed by
 comparing the token ids, so it is exact) and clips by the maximum count
@@ -40,8 +40,8 @@ import numpy as np
 from vecscore.batch import PairBatch
 from vecscore.counts import ngram_counts
 from vecscore.errors import VecscoreError
-from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _table_bits, clipped_overlap_max_ref
+from vecscore.kernels.bleu_counts import clipped_counts
+from vecscore.kernels.ngrams import clipped_overlap_max_ref
 
 __all__ = ["BREVITY_PENALTIES", "BleuStats", "batch_stats", "check_brevity_penalty", "clipped_counts", "sparse_counts"]
 
@@ -170,108 +170,7 @@ def _pick_ref_len(hyp_len: np.ndarray, ref_lens: np.ndarray, ref_ptr: np.ndarray
     return (np.minimum.reduceat(key, starts) & 0xFFFFFFFF).astype(np.int64)
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_FNV_PRIME = np.uint64(1099511628211)
 _FULL_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@jit
-def _same(a, i, b, j, n):
-    for t in range(n):
-        if a[i + t] != b[j + t]:
-            return False
-    return True
-
-
-@jit(parallel=True)
-def clipped_counts(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_mask):
-    """BLEU's clipped matches ``correct[p, n-1]`` for every pair and order.
-
-    Pair ``p`` is hypothesis ``hyp_ids[hyp_off[p]:hyp_off[p + 1]]`` with
-    reference rows ``ref_ptr[p]:ref_ptr[p + 1]`` of ``ref_off``/``ref_ids``
-    (their tokens contiguous).  For each order, the hypothesis n-grams go
-    into an open-addressing table keyed by a rolling hash of their ids;
-    reference n-grams are looked up, each hit confirmed by comparing ids, and
-    the per-reference count (reset lazily with a stamp) raises the n-gram's
-    maximum.  ``hash_mask`` is ANDed into every hash (all ones; tests pass 0
-    to force every n-gram through the exact comparison).
-    """
-    n_pairs = len(hyp_off) - 1
-    out = np.zeros((n_pairs, max_order), np.int64)
-    bounds = _chunks(n_pairs, 64)
-    for c in prange(len(bounds) - 1):
-        longest = 1
-        longest_refs = 1
-        for p in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, hyp_off[p + 1] - hyp_off[p])
-            longest_refs = max(longest_refs, ref_off[ref_ptr[p + 1]] - ref_off[ref_ptr[p]])
-        size = 1 << _table_bits(longest)
-        tpos = np.empty(size, np.int64)
-        thash = np.empty(size, np.uint64)
-        hcnt = np.empty(size, np.int64)
-        rcnt = np.empty(size, np.int64)
-        rmax = np.empty(size, np.int64)
-        stamp = np.empty(size, np.int64)
-        hh = np.empty(longest, np.uint64)
-        rh = np.empty(longest_refs, np.uint64)
-        for p in range(bounds[c], bounds[c + 1]):
-            hlo = hyp_off[p]
-            length = hyp_off[p + 1] - hlo
-            base = ref_off[ref_ptr[p]]
-            for j in range(length):
-                hh[j] = 0
-            for j in range(ref_off[ref_ptr[p + 1]] - base):
-                rh[j] = 0
-            for n in range(1, max_order + 1):
-                m = length - n + 1
-                if m <= 0:
-                    break
-                bits = _table_bits(m)
-                shift = np.uint64(64 - bits)
-                mask = (1 << bits) - 1
-                for s in range(1 << bits):
-                    tpos[s] = -1
-                for j in range(m):
-                    h = (hh[j] ^ np.uint64(hyp_ids[hlo + j + n - 1] + 1)) * _FNV_PRIME
-                    hh[j] = h
-                    h &= hash_mask
-                    s = np.int64((h * _GOLDEN) >> shift)
-                    while True:
-                        if tpos[s] == -1:
-                            tpos[s] = hlo + j
-                            thash[s] = h
-                            hcnt[s] = 1
-                            rmax[s] = 0
-                            stamp[s] = -1
-                            break
-                        if thash[s] == h and _same(hyp_ids, tpos[s], hyp_ids, hlo + j, n):
-                            hcnt[s] += 1
-                            break
-                        s = (s + 1) & mask
-                for q in range(ref_ptr[p], ref_ptr[p + 1]):
-                    rlo = ref_off[q]
-                    for j in range(ref_off[q + 1] - rlo - n + 1):
-                        k = rlo - base + j
-                        h = (rh[k] ^ np.uint64(ref_ids[rlo + j + n - 1] + 1)) * _FNV_PRIME
-                        rh[k] = h
-                        h &= hash_mask
-                        s = np.int64((h * _GOLDEN) >> shift)
-                        while tpos[s] != -1:
-                            if thash[s] == h and _same(hyp_ids, tpos[s], ref_ids, rlo + j, n):
-                                if stamp[s] != q:
-                                    stamp[s] = q
-                                    rcnt[s] = 0
-                                rcnt[s] += 1
-                                if rcnt[s] > rmax[s]:
-                                    rmax[s] = rcnt[s]
-                                break
-                            s = (s + 1) & mask
-                total = np.int64(0)
-                for s in range(1 << bits):
-                    if tpos[s] != -1:
-                        total += min(hcnt[s], rmax[s])
-                out[p, n - 1] = total
-    return out
 
 
 def sparse_counts(batch: PairBatch, max_order: int) -> np.ndarray:
