@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,6 +150,9 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
         raise VecscoreError(f"refs_layout must be one of {REFS_LAYOUTS}, not {refs_layout!r}")
     if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
         raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with refs_layout='streams')")
+    fast = _fast_flatten(refs, n_pairs, kind, refs_layout)
+    if fast is not None:
+        return fast
     if refs_layout == "streams":
         if len(refs) == 0:
             raise VecscoreError("refs_layout='streams' needs at least one reference stream")
@@ -200,6 +204,28 @@ def intern(spans: TokenSpans) -> tuple[np.ndarray, np.ndarray]:
     """Dense token ids of ``spans`` and the first occurrence of each id."""
     fold = IDENTITY if spans.fold is None else spans.fold
     return intern_spans(spans.buf, spans.starts, spans.ends, fold, numba.get_num_threads())
+
+
+def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
+    """C-level flattening for the common all-text layouts; ``None`` means "take the checked path"."""
+    if kind != "text" or len(refs) == 0:
+        return None
+    if refs_layout == "streams":
+        if not set(map(type, refs)) <= {list, tuple} or any(len(stream) != n_pairs for stream in refs):
+            return None
+        flat = list(chain.from_iterable(zip(*refs)))
+        if not _all_str(flat):
+            return None
+        return flat, np.arange(0, len(refs) * n_pairs + 1, len(refs), dtype=np.int64)
+    if len(refs) != n_pairs or not set(map(type, refs)) <= {list, tuple}:
+        return None
+    counts = np.fromiter(map(len, refs), dtype=np.int64, count=n_pairs)
+    flat = list(chain.from_iterable(refs))
+    if (counts == 0).any() or not _all_str(flat):
+        return None
+    ptr = np.zeros(n_pairs + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return flat, ptr
 
 
 def _vocab_strings(spans: TokenSpans, first: np.ndarray) -> list[str]:

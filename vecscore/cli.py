@@ -353,6 +353,25 @@ def run_filter(args) -> int:
                        any_of=args.any)
 
 
+def _tune_malloc() -> None:
+    """Keep freed memory for the next chunk instead of returning it to the OS (Linux/glibc only).
+
+    Each chunk allocates and frees the same large arrays; with glibc's
+    defaults every chunk pays for fresh page faults (a third of the run time
+    was system time).  A 256 MB top pad keeps that memory mapped for reuse;
+    the peak RSS is not raised by more than the pad.
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("VECSCORE_NO_MALLOC_TUNING") == "1":
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-2, int(os.environ.get("VECSCORE_MALLOC_TOP_PAD", 256 << 20)))  # M_TOP_PAD
+    except (OSError, AttributeError, ValueError):  # not glibc: nothing to tune
+        pass
+
+
 def main(argv=None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or usage, 130 interrupted).
 
@@ -386,5 +405,10 @@ def _silence_stdout() -> None:
         pass
 
 
+def console_main() -> int:  # pragma: no cover - the installed ``vecscore`` command
+    _tune_malloc()
+    return main()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(console_main())
