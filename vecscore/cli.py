@@ -283,8 +283,7 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
     per_pair = fmt != "json"
     keep = keep if keep is not None else args.keep
     rows_iter, total = open_rows(args, keep if per_pair else None)
-    if os.environ.get("VECSCORE_NO_PREFETCH") != "1":
-        rows_iter = prefetch(rows_iter)
+    rows_iter = prefetch(rows_iter)  # read the next chunk while this one is scored
     need_stats = spec.has_stats and (not per_pair or args.stats or args.summary is not None)
     acc = CorpusAccumulator(spec)
     kept = 0
@@ -358,7 +357,7 @@ def _tune_malloc() -> None:
 
     Each chunk allocates and frees the same large arrays; with glibc's
     defaults every chunk pays for fresh page faults (a third of the run time
-    was system time).  A 256 MB top pad keeps that memory mapped for reuse;
+    was system time).  A 512 MB top pad keeps that memory mapped for reuse;
     the peak RSS is not raised by more than the pad.
     """
     if not sys.platform.startswith("linux") or os.environ.get("VECSCORE_NO_MALLOC_TUNING") == "1":
@@ -367,7 +366,7 @@ def _tune_malloc() -> None:
         import ctypes
 
         libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-2, int(os.environ.get("VECSCORE_MALLOC_TOP_PAD", 256 << 20)))  # M_TOP_PAD
+        libc.mallopt(-2, int(os.environ.get("VECSCORE_MALLOC_TOP_PAD", 512 << 20)))  # M_TOP_PAD
     except (OSError, AttributeError, ValueError):  # not glibc: nothing to tune
         pass
 
@@ -378,6 +377,8 @@ def main(argv=None) -> int:
     ``vecscore ... | head`` ends quietly: a closed stdout stops the run
     without a traceback (exit status 141, as a shell reports SIGPIPE).
     """
+    if argv is None:  # the real command line (not a call from Python): tune the allocator
+        _tune_malloc()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
@@ -405,10 +406,5 @@ def _silence_stdout() -> None:
         pass
 
 
-def console_main() -> int:  # pragma: no cover - the installed ``vecscore`` command
-    _tune_malloc()
-    return main()
-
-
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(console_main())
+    sys.exit(main())

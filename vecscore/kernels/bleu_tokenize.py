@@ -442,3 +442,24 @@ def utf8_offsets(cps, offsets):
             s += _utf8_len(cps[j])
         res[i + 1] = res[i] + s
     return res
+
+
+@jit(parallel=True)
+def gather_token_rows(starts, ends, counts, slots):
+    """Gather each text's tokens (written from slot ``slots[i]``) into consecutive rows.
+
+    Returns ``(starts, ends, tok_offsets)``.
+    """
+    n = len(counts)
+    tok_offsets = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
+    out_s = np.empty(tok_offsets[n], np.int64)
+    out_e = np.empty(tok_offsets[n], np.int64)
+    for i in prange(n):
+        src = slots[i]
+        dst = tok_offsets[i]
+        for j in range(counts[i]):
+            out_s[dst + j] = starts[src + j]
+            out_e[dst + j] = ends[src + j]
+    return out_s, out_e, tok_offsets

@@ -54,6 +54,7 @@ from vecscore.kernels.bleu_tokenize import (
     MODE_NONE,
     MODE_ZH,
     MODE_ZH_FIXED,
+    gather_token_rows,
     tokenize_codepoints,
     utf8_offsets,
 )
@@ -91,8 +92,10 @@ def _check_name(name: str) -> None:
 def _check_texts(texts) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, Sequence):
         raise VecscoreError("texts must be a sequence of str (a list of lines), not a single str or an iterator")
+    if set(map(type, texts)) <= {str}:
+        return list(texts)
     for i, t in enumerate(texts):
-        if type(t) is not str and not isinstance(t, str):
+        if not isinstance(t, str):
             raise VecscoreError(f"texts[{i}] is {type(t).__name__}, expected str")
     return list(texts)
 
@@ -120,14 +123,6 @@ def _encodable(text: str) -> bool:
 
 def _chunk_bounds(n: int) -> np.ndarray:
     return np.unique(np.append(np.arange(0, n, _CHUNK, dtype=np.int64), n))
-
-
-def _compact(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, slots: np.ndarray):
-    """Gather each text's tokens (from slot ``slots[i]``) into consecutive rows."""
-    tok_offsets = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=tok_offsets[1:])
-    idx = np.arange(tok_offsets[-1], dtype=np.int64) + np.repeat(slots[:-1] - tok_offsets[:-1], counts)
-    return starts[idx], ends[idx], tok_offsets
 
 
 def tokenize(texts: Sequence[str], name: str = "13a", *, lowercase: bool = False) -> TokenSpans:
@@ -164,5 +159,5 @@ def tokenize(texts: Sequence[str], name: str = "13a", *, lowercase: bool = False
     out, starts, ends, counts, first = tokenize_codepoints(
         cps, offsets, byte_offsets, flag_table(), _MODES[name], _chunk_bounds(len(texts))
     )
-    starts, ends, tok_offsets = _compact(starts, ends, counts, first)
+    starts, ends, tok_offsets = gather_token_rows(starts, ends, counts, first)
     return TokenSpans(out, starts, ends, tok_offsets)
