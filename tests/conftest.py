@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+# the ROUGE-1.5.5.pl oracle fixture (``perl_rouge``), available to every test module
+pytest_plugins = ["tests.oracles.perl_rouge"]
+
 DATA_DIR = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 

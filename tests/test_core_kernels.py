@@ -1,7 +1,6 @@
 """Core kernels against their plain-Python twins: tokenizers, interning, sparse counts."""
 from __future__ import annotations
 
-from collections import Counter
 
 import numba
 import numpy as np

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import data_file
-from tests.oracles.perl_rouge import EXCEPTION_ORDER, perl_rouge, release_dir  # noqa: F401  (fixture)
+from tests.oracles.perl_rouge import EXCEPTION_ORDER, release_dir
 from vecscore import VecscoreError
 from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
 from vecscore.text.perl_stemmer import EXCEPTION_FILE_ORDER, porter_stem, stem, wordnet_exceptions

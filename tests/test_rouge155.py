@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.oracles.perl_rouge import perl_rouge  # noqa: F401  (session fixture)
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
 from vecscore.rouge155 import perl_average, perl_round5, rouge155, rouge155_args, script_metric_name
 

@@ -16,7 +16,6 @@ import pytest
 
 import vecscore
 from tests.conftest import data_file
-from tests.oracles.perl_rouge import perl_rouge  # noqa: F401  (session fixture)
 from vecscore.errors import VecscoreWarning
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
