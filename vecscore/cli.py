@@ -293,13 +293,17 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
             if per_pair:
                 with atomic_output(args.output) as stream:
                     writer = make_writer(fmt, stream, stats=args.stats)
-                    for rows in rows_iter:
-                        chunk = score_rows(spec, rows, need_stats)
-                        acc.add(chunk)
-                        mask = apply_conditions(conditions, chunk.columns, any_of=any_of) if conditions else None
-                        kept += len(rows) if mask is None else int(mask.sum())
-                        writer.write(rows, chunk, mask)
-                        bar.update(len(rows))
+                    try:
+                        for rows in rows_iter:
+                            chunk = score_rows(spec, rows, need_stats)
+                            acc.add(chunk)
+                            mask = apply_conditions(conditions, chunk.columns, any_of=any_of) if conditions else None
+                            kept += len(rows) if mask is None else int(mask.sum())
+                            writer.write(rows, chunk, mask)
+                            bar.update(len(rows))
+                    except BaseException:
+                        writer.abort()
+                        raise
                     writer.close()
             else:
                 for rows in rows_iter:

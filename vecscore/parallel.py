@@ -1,0 +1,80 @@
+"""Thread count of the numba kernels, set for a block and always restored.
+
+Every parallel kernel (``prange``) uses numba's thread pool.  Results never
+depend on the thread count: kernels parallelise over pairs (or rows), each
+pair's statistics are computed by one thread, and nothing is reduced across
+threads in floating point.  The tests check this bit for bit for 1 and 2
+threads.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from collections.abc import Iterator
+
+from vecscore.errors import VecscoreError
+
+__all__ = ["numba_threads", "max_threads", "resolve_workers"]
+
+
+def max_threads() -> int:
+    """The size of numba's thread pool (``NUMBA_NUM_THREADS``, by default the CPU count)."""
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def resolve_workers(workers) -> int | None:
+    """``None`` (leave numba's setting), a count in ``1..max_threads()``, or ``-1``/``0`` for all threads."""
+    if workers is None:
+        return None
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        try:
+            import numpy as np
+
+            if isinstance(workers, np.integer):
+                workers = int(workers)
+            else:
+                raise TypeError
+        except TypeError:
+            raise VecscoreError(f"workers must be an int (1..{max_threads()}, or -1 for all), got {workers!r}") from None
+    top = max_threads()
+    if workers in (0, -1):
+        return top
+    if not 1 <= workers <= top:
+        raise VecscoreError(
+            f"workers must be between 1 and {top} (numba's NUMBA_NUM_THREADS on this machine), or -1 for all; "
+            f"got {workers}"
+        )
+    return workers
+
+
+@contextmanager
+def numba_threads(n) -> Iterator[int]:
+    """Run a block with ``n`` numba threads; the previous count is restored, even on error.
+
+    ``n`` is validated by :func:`resolve_workers` before anything changes
+    (``None`` leaves the current setting alone).  The value yielded is the
+    thread count in effect inside the block.
+
+    Examples
+    --------
+    >>> import numba
+    >>> before = numba.get_num_threads()
+    >>> with numba_threads(1) as n:
+    ...     n, numba.get_num_threads()
+    (1, 1)
+    >>> numba.get_num_threads() == before
+    True
+    """
+    n = resolve_workers(n)
+    import numba
+
+    previous = numba.get_num_threads()
+    if n is None:
+        yield previous
+        return
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(previous)
