@@ -51,14 +51,14 @@ class RougeResult(Mapping):
         return 0 if first is None else len(first.fmeasure)
 
     def mean(self) -> dict[str, Score]:
-        """Corpus scores: the arithmetic mean of the per-pair P, R and F."""
-        out = {}
-        for k, s in self.scores.items():
-            if len(s.fmeasure) == 0:
-                out[k] = Score(0.0, 0.0, 0.0)
-            else:
-                out[k] = Score(float(np.mean(s.precision)), float(np.mean(s.recall)), float(np.mean(s.fmeasure)))
-        return out
+        """Corpus scores: the arithmetic mean of the per-pair P, R and F.
+
+        Computed exactly and rounded once (:mod:`vecscore.exactsum`), so the
+        value does not depend on how the pairs were chunked or sharded.
+        """
+        from vecscore.exactsum import exact_mean
+
+        return {k: Score(exact_mean(s.precision), exact_mean(s.recall), exact_mean(s.fmeasure)) for k, s in self.scores.items()}
 
     def micro(self, *, alpha=None, beta=None) -> dict[str, Score]:
         """Corpus scores from pooled counts: ``sum(hits) / sum(denominators)``."""
