@@ -16,47 +16,34 @@ import pytest
 
 import vecscore
 from tests.conftest import data_file
+from tests.corpora import max_abs_diff, realsumm
 from vecscore.errors import VecscoreWarning
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 TYPES = ["rougeL", "rougeLsum"]
 
 
-def _realsumm(root):
-    path = data_file(root, "realsumm-cnndm", "realsumm_cnndm_100docs.jsonl")
-    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-    return ["\n".join(r["summary_sentences"]) for r in rows], ["\n".join(r["reference_sentences"]) for r in rows]
 
 
-def _worst(ours, theirs, types):
-    worst = 0.0
-    for k in types:
-        for field in ("precision", "recall", "fmeasure"):
-            a = getattr(ours[k], field)
-            b = np.array([getattr(t[k], field) for t in theirs])
-            worst = max(worst, float(np.max(np.abs(a - b))))
-    return worst
 
 
 @pytest.mark.parametrize("stem", [False, True])
 def test_rouge_score_parity_realsumm(shared_data, stem):
-    hyps, refs = _realsumm(shared_data)
+    hyps, refs = realsumm(shared_data)
     scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=stem)
     theirs = [scorer.score(r, h) for h, r in zip(hyps, refs)]
     ours = vecscore.rouge(hyps, refs, metrics=TYPES, stemmer=stem)
-    assert _worst(ours, theirs, TYPES) <= 1e-12
+    assert max_abs_diff(ours, theirs, TYPES) <= 1e-12
 
 
 def test_rouge_score_parity_summeval_11_references(shared_data):
-    path = data_file(shared_data, "summeval-bartscore", "summeval_16sys_11refs.jsonl")
-    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-    hyps, refs = [r["summary"] for r in rows], [r["references"] for r in rows]
+    hyps, refs = summeval(shared_data)
     scorer = rouge_scorer.RougeScorer(TYPES)
     theirs = [scorer.score_multi(r, h) for h, r in zip(hyps, refs)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VecscoreWarning)  # SummEval texts have no newlines
         ours = vecscore.rouge(hyps, refs, metrics=TYPES, multi_ref="best")
-    assert _worst(ours, theirs, TYPES) <= 1e-12
+    assert max_abs_diff(ours, theirs, TYPES) <= 1e-12
 
 
 def test_rouge_score_unit_vectors_all_cases(shared_data):
@@ -79,7 +66,7 @@ def test_rouge155_parity_realsumm_l_and_w(shared_data):
     rougeLsum and rougeW (wlcs="rouge155") reproduce the script; it rounds R
     and P to 5 decimals and computes F from the rounded values.
     """
-    hyps, refs = _realsumm(shared_data)
+    hyps, refs = realsumm(shared_data)
     pairs = data_file(shared_data, "realsumm-cnndm", "realsumm_cnndm_100docs.jsonl")
     keys = [(r["set"], r["system"], r["doc_id"]) for r in map(json.loads, pairs.open(encoding="utf-8"))]
     path = data_file(shared_data, "realsumm-cnndm", "computed_here_rouge155_per_pair.jsonl")

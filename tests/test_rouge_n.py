@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import vecscore
 from tests.conftest import data_file
+from tests.corpora import max_abs_diff, realsumm, summeval
 from tests.reference.rouge_n_py import rouge_n_multi
 from vecscore import VecscoreError
 
@@ -88,49 +89,33 @@ def test_alpha_and_beta_weighting():
 # --- rouge-score parity on real data ------------------------------------------------------
 
 
-def _realsumm(root):
-    path = data_file(root, "realsumm-cnndm", "realsumm_cnndm_100docs.jsonl")
-    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-    return ["\n".join(r["summary_sentences"]) for r in rows], ["\n".join(r["reference_sentences"]) for r in rows]
 
 
-def _summeval(root):
-    path = data_file(root, "summeval-bartscore", "summeval_16sys_11refs.jsonl")
-    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-    return [r["summary"] for r in rows], [r["references"] for r in rows]
 
 
 TYPES = ["rouge1", "rouge2", "rouge3"]
 
 
-def _max_abs_diff(ours, theirs):
-    worst = 0.0
-    for k in TYPES:
-        for field in ("precision", "recall", "fmeasure"):
-            a = getattr(ours[k], field)
-            b = np.array([getattr(t[k], field) for t in theirs])
-            worst = max(worst, float(np.max(np.abs(a - b))))
-    return worst
 
 
 @pytest.mark.parametrize("stem", [False, True])
 def test_rouge_score_parity_realsumm(shared_data, stem):
-    hyps, refs = _realsumm(shared_data)
+    hyps, refs = realsumm(shared_data)
     scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=stem)
     theirs = [scorer.score(r, h) for h, r in zip(hyps, refs)]
     ours = vecscore.rouge(hyps, refs, metrics=TYPES, stemmer=stem)
     assert len(hyps) == 2500
-    assert _max_abs_diff(ours, theirs) <= 1e-12
+    assert max_abs_diff(ours, theirs, TYPES) <= 1e-12
 
 
 @pytest.mark.parametrize("stem", [False, True])
 def test_rouge_score_parity_summeval_11_references(shared_data, stem):
-    hyps, refs = _summeval(shared_data)
+    hyps, refs = summeval(shared_data)
     scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=stem)
     theirs = [scorer.score_multi(r, h) for h, r in zip(hyps, refs)]
     ours = vecscore.rouge(hyps, refs, metrics=TYPES, stemmer=stem, multi_ref="best")
     assert len(hyps) == 1600 and all(len(r) == 11 for r in refs)
-    assert _max_abs_diff(ours, theirs) <= 1e-12
+    assert max_abs_diff(ours, theirs, TYPES) <= 1e-12
 
 
 def test_rouge_score_unit_vectors(shared_data):
