@@ -16,7 +16,7 @@ import pytest
 
 import vecscore
 from tests.conftest import data_file
-from tests.corpora import max_abs_diff, realsumm
+from tests.corpora import max_abs_diff, realsumm, summeval
 from vecscore.errors import VecscoreWarning
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")

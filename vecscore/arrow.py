@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vecscore.errors import VecscoreError
-from vecscore.stream import DEFAULT_CHUNK_SIZE, CorpusAccumulator, ScoreChunk, make_spec, score_batches
+from vecscore.stream import CorpusAccumulator, ScoreChunk, make_spec, score_batches
 
 __all__ = ["score_table", "table_inputs", "corpus_from_table", "append_columns"]
 
