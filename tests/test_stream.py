@@ -197,3 +197,23 @@ def test_resolve_workers():
     assert resolve_workers(None) is None
     assert resolve_workers(-1) == numba.config.NUMBA_NUM_THREADS
     assert resolve_workers(np.int64(1)) == 1
+
+
+def test_library_calls_take_workers_and_restore_the_thread_count():
+    import numba
+
+    import vecscore
+
+    hyps = ["the cat sat on the mat", "a b c d"] * 50
+    refs = ["the cat is on the mat", "a b x d"] * 50
+    before = numba.get_num_threads()
+    one = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"], workers=1)
+    two = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"], workers=2)
+    assert numba.get_num_threads() == before
+    np.testing.assert_array_equal(one["rougeL"].fmeasure, two["rougeL"].fmeasure)
+    assert vecscore.corpus_bleu(hyps, refs, workers=1).score == vecscore.corpus_bleu(hyps, refs, workers=2).score
+    with pytest.raises(vecscore.VecscoreError):
+        vecscore.rouge(hyps, refs[:3], workers=1)  # an error inside the call
+    assert numba.get_num_threads() == before
+    with pytest.raises(vecscore.VecscoreError, match="workers"):
+        vecscore.rouge(hyps, refs, workers=0.5)

@@ -42,6 +42,7 @@ import numpy as np
 from vecscore import bleu_formulas as bf
 from vecscore.batch import _check_units, build_batch, input_kind, intern, normalize_refs
 from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, batch_stats, check_brevity_penalty, stats_from_ids
+from vecscore.parallel import accepts_workers
 from vecscore.errors import VecscoreError, VecscoreWarning
 from vecscore.text.sacrebleu_tokenizers import TOKENIZERS, tokenize as sacre_tokenize
 from vecscore.text.spans import TokenSpans
@@ -291,6 +292,7 @@ def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = Fals
     return _stats(hyps, refs, opts, refs_layout)[0]
 
 
+@accepts_workers
 def corpus_bleu(
     hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
     smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = False,
@@ -344,6 +346,7 @@ def corpus_bleu(
     return _corpus_result(stats, opts)
 
 
+@accepts_workers
 def sentence_bleu(
     hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
     smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = True,

@@ -8,12 +8,13 @@ threads.
 """
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from collections.abc import Iterator
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["numba_threads", "max_threads", "resolve_workers"]
+__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers"]
 
 
 def max_threads() -> int:
@@ -78,3 +79,22 @@ def numba_threads(n) -> Iterator[int]:
         yield n
     finally:
         numba.set_num_threads(previous)
+
+
+def accepts_workers(fn):
+    """Give ``fn`` a keyword-only ``workers=None`` option: numba threads for that call.
+
+    ``workers`` is validated by :func:`resolve_workers`; the previous thread
+    count is restored when the call returns or raises.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, workers=None, **kwargs):
+        with numba_threads(workers):
+            return fn(*args, **kwargs)
+
+    wrapper.__doc__ = (fn.__doc__ or "") + (
+        "\n\n    ``workers`` (keyword, optional): numba threads for this call, 1.. the pool size or -1 for all;"
+        "\n    the previous setting is restored afterwards, even on error. Results never depend on it.\n"
+    )
+    return wrapper

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vecscore._version import __version__
+from vecscore.parallel import accepts_workers
 from vecscore.batch import PairBatch, build_batch
 from vecscore.counts import ngram_counts, overlap
 from vecscore.errors import VecscoreError, VecscoreWarning
@@ -93,6 +94,7 @@ def _signature(metrics, tokenizer, lowercase, stemmer, stopwords, multi_ref, alp
     )
 
 
+@accepts_workers
 def rouge(
     hyps: Sequence,
     refs: Sequence,

@@ -86,6 +86,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore._version import __version__
+from vecscore.parallel import accepts_workers
 from vecscore.batch import Ragged, build_batch
 from vecscore.counts import ngram_counts, overlap
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
@@ -462,6 +463,7 @@ def _check_options(multi_ref, alpha, word_limit, byte_limit):
         raise VecscoreError("word_limit (-l) and byte_limit (-b) are mutually exclusive in ROUGE-1.5.5; pass one")
 
 
+@accepts_workers
 def rouge155(
     hyps: Sequence,
     refs: Sequence,

@@ -34,6 +34,7 @@ import numpy as np
 
 from vecscore.batch import build_batch
 from vecscore.counts import ngram_keys
+from vecscore.parallel import accepts_workers
 from vecscore.errors import VecscoreError
 from vecscore.fscore import check_weighting
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
@@ -54,6 +55,7 @@ def _parse(name):
     raise VecscoreError(f"unknown weighted ROUGE metric {name!r}; valid: rouge1, rouge2, ... (any rougeN), rougeL")
 
 
+@accepts_workers
 def rouge_weighted(
     hyps: Sequence,
     refs: Sequence,

@@ -1,13 +1,14 @@
 """Ray Data: score a ``ray.data.Dataset`` with an actor pool; corpus scores from summed statistics.
 
-Install with ``pip install 'vecscore[ray]'`` (``ray[data]>=2.51,<3``).
+Install with ``pip install 'vecscore[ray]'`` (``ray[data]>=2.51,<3``)::
 
->>> import ray                                                                 # doctest: +SKIP
->>> from vecscore.integrations.ray import score_dataset, corpus_score
->>> ds = ray.data.read_parquet("pairs/")                 # columns: id, hyp, ref (or refs: list<string>)
->>> scored = score_dataset(ds, metrics=["rouge1", "rougeL"], stats=True)
->>> scored.filter(expr="rougeL_fmeasure >= 0.3").write_parquet("kept/")
->>> corpus_score(scored, metrics=["rouge1", "rougeL"])   # exact means, micro ROUGE (and corpus BLEU)
+    import ray
+    from vecscore.integrations.ray import score_dataset, corpus_score
+
+    ds = ray.data.read_parquet("pairs/")                 # columns: id, hyp, ref (or refs: list<string>)
+    scored = score_dataset(ds, metrics=["rouge1", "rougeL"], stats=True)
+    scored.filter(expr="rougeL_fmeasure >= 0.3").write_parquet("kept/")
+    corpus_score(scored, metrics=["rouge1", "rougeL"])   # exact means, micro ROUGE (and corpus BLEU)
 
 Each actor builds its scorer once and runs one tiny batch in its
 constructor, so numba kernels are loaded (or compiled) once per actor, not
