@@ -24,17 +24,6 @@ ASCII_LOWER = IDENTITY.copy()
 ASCII_LOWER[ord("A") : ord("Z") + 1] += 32
 
 
-@jit
-def _hash_bytes(buf, s, e, fold):
-    h = _FNV_OFFSET
-    for i in range(s, e):
-        h = (h ^ np.uint64(fold[buf[i]])) * _FNV_PRIME
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    return h
-
-
 @jit(parallel=True)
 def hash_spans(buf, starts, ends, fold):
     """Raw FNV-1a hash of every (folded) token (see :func:`finalize_hashes`)."""
