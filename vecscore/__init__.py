@@ -2,6 +2,7 @@
 from vecscore._version import __version__
 from vecscore.bleu import BLEU, corpus_bleu, sentence_bleu
 from vecscore.bleu_nltk import nltk_corpus_bleu, nltk_sentence_bleu
+from vecscore.memory import tune_memory
 from vecscore.errors import EmptyTokenizationWarning, UndefinedMetricWarning, VecscoreError
 from vecscore.results import RougeResult, Score
 from vecscore.rouge import rouge
@@ -22,6 +23,7 @@ __all__ = [
     "rouge155_args",
     "perl_average",
     "rouge_weighted",
+    "tune_memory",
     "RougeResult",
     "Score",
     "VecscoreError",

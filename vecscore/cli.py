@@ -24,6 +24,7 @@ import sys
 from vecscore._version import __version__
 from vecscore.cli_filter import apply_conditions, metrics_of, parse_condition
 from vecscore.cli_io import OUTPUT_FORMATS, atomic_output, make_writer, output_format, progress_bar, write_json
+from vecscore.memory import tune_memory
 from vecscore.errors import VecscoreError
 from vecscore.io import count_lines, detect_format, iter_input, iter_text, prefetch
 from vecscore.multiref import MULTI_REF
@@ -356,25 +357,6 @@ def run_filter(args) -> int:
                        any_of=args.any)
 
 
-def _tune_malloc() -> None:
-    """Keep freed memory for the next chunk instead of returning it to the OS (Linux/glibc only).
-
-    Each chunk allocates and frees the same large arrays; with glibc's
-    defaults every chunk pays for fresh page faults (a third of the run time
-    was system time).  A 512 MB top pad keeps that memory mapped for reuse;
-    the peak RSS is not raised by more than the pad.
-    """
-    if not sys.platform.startswith("linux") or os.environ.get("VECSCORE_NO_MALLOC_TUNING") == "1":
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-2, int(os.environ.get("VECSCORE_MALLOC_TOP_PAD", 512 << 20)))  # M_TOP_PAD
-    except (OSError, AttributeError, ValueError):  # not glibc: nothing to tune
-        pass
-
-
 def main(argv=None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or usage, 130 interrupted).
 
@@ -382,7 +364,7 @@ def main(argv=None) -> int:
     without a traceback (exit status 141, as a shell reports SIGPIPE).
     """
     if argv is None:  # the real command line (not a call from Python): tune the allocator
-        _tune_malloc()
+        tune_memory()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
