@@ -151,6 +151,42 @@ def _intern_subset(buf, starts, ends, hashes, fold, tokens, ids_out, first_out):
             vbuf = np.concatenate((vbuf, np.empty(len(vbuf), np.uint8)))
 
 
+@jit
+def _chunk_bounds(n, n_chunks, min_size):
+    """Bounds of at most ``n_chunks`` equal chunks of ``n`` items, each about ``min_size`` or more."""
+    n_chunks = max(1, min(n_chunks, n // min_size + 1))
+    bounds = np.empty(n_chunks + 1, np.int64)
+    for c in range(n_chunks + 1):
+        bounds[c] = (n * c) // n_chunks
+    return bounds
+
+
+@jit
+def _chunk_representatives(first, bounds, nv):
+    """The first occurrences of every chunk's local ids, in chunk order, and where each chunk's start.
+
+    Interning these representatives in order gives the global ids in order of
+    first occurrence (a chunk's new words all come after the earlier chunks').
+    Returns ``(reps, moff)``: chunk ``c``'s local id ``v`` is ``reps[moff[c] + v]``.
+    """
+    n_chunks = len(nv)
+    moff = np.zeros(n_chunks + 1, np.int64)
+    for c in range(n_chunks):
+        moff[c + 1] = moff[c] + nv[c]
+    reps = np.empty(moff[n_chunks], np.int64)
+    for c in range(n_chunks):
+        reps[moff[c] : moff[c + 1]] = first[bounds[c] : bounds[c] + nv[c]]
+    return reps, moff
+
+
+@jit(parallel=True)
+def _to_global_ids(ids, bounds, moff, gids):
+    """Replace every chunk-local id by its global id (in place)."""
+    for c in prange(len(bounds) - 1):
+        for i in range(bounds[c], bounds[c + 1]):
+            ids[i] = gids[moff[c] + ids[i]]
+
+
 @jit(parallel=True)
 def intern_spans_exact(buf, starts, ends, hashes, fold, n_chunks):
     """Dense ids for the (folded) byte strings ``buf[starts[i]:ends[i]]``.
@@ -164,10 +200,8 @@ def intern_spans_exact(buf, starts, ends, hashes, fold, n_chunks):
     the index of the first token with id ``v``.
     """
     n = len(starts)
-    n_chunks = max(1, min(n_chunks, n // 4096 + 1))
-    bounds = np.empty(n_chunks + 1, np.int64)
-    for c in range(n_chunks + 1):
-        bounds[c] = (n * c) // n_chunks
+    bounds = _chunk_bounds(n, n_chunks, 4096)
+    n_chunks = len(bounds) - 1
     ids = np.empty(n, np.int64)
     first = np.empty(n, np.int64)
     nv = np.empty(n_chunks, np.int64)
@@ -177,18 +211,11 @@ def intern_spans_exact(buf, starts, ends, hashes, fold, n_chunks):
         nv[c] = _intern_subset(buf, starts, ends, hashes, fold, np.arange(lo, hi), ids[lo:hi], first[lo:hi])
     if n_chunks == 1:
         return ids, first[: nv[0]].copy()
-    moff = np.zeros(n_chunks + 1, np.int64)
-    for c in range(n_chunks):
-        moff[c + 1] = moff[c] + nv[c]
-    reps = np.empty(moff[n_chunks], np.int64)
-    for c in range(n_chunks):
-        reps[moff[c] : moff[c + 1]] = first[bounds[c] : bounds[c] + nv[c]]
+    reps, moff = _chunk_representatives(first, bounds, nv)
     gids = np.empty(len(reps), np.int64)
     gfirst = np.empty(len(reps), np.int64)
     g = _intern_subset(buf, starts, ends, hashes, fold, reps, gids, gfirst)
-    for c in prange(n_chunks):
-        for i in range(bounds[c], bounds[c + 1]):
-            ids[i] = gids[moff[c] + ids[i]]
+    _to_global_ids(ids, bounds, moff, gids)
     return ids, gfirst[:g].copy()
 
 
@@ -268,10 +295,8 @@ def intern_keys_chunked(keys, n_chunks):
     first-occurrence order, so the result equals :func:`intern_keys`'.
     """
     n = len(keys)
-    n_chunks = max(1, min(n_chunks, n // 65536 + 1))
-    bounds = np.empty(n_chunks + 1, np.int64)
-    for c in range(n_chunks + 1):
-        bounds[c] = (n * c) // n_chunks
+    bounds = _chunk_bounds(n, n_chunks, 65536)
+    n_chunks = len(bounds) - 1
     ids = np.empty(n, np.int64)
     first = np.empty(n, np.int64)
     nv = np.empty(n_chunks, np.int64)
@@ -279,23 +304,10 @@ def intern_keys_chunked(keys, n_chunks):
         nv[c] = _intern_keys_range(keys, bounds[c], bounds[c + 1], ids, first)
     if n_chunks == 1:
         return ids, first[: nv[0]].copy()
-    moff = np.zeros(n_chunks + 1, np.int64)
-    for c in range(n_chunks):
-        moff[c + 1] = moff[c] + nv[c]
-    reps = np.empty(moff[n_chunks], np.int64)
-    for c in range(n_chunks):
-        reps[moff[c] : moff[c + 1]] = first[bounds[c] : bounds[c] + nv[c]]
-    rep_keys = np.empty(len(reps), np.int64)
-    for j in range(len(reps)):
-        rep_keys[j] = keys[reps[j]]
-    gids, gfirst = intern_keys(rep_keys)
-    for c in prange(n_chunks):
-        for i in range(bounds[c], bounds[c + 1]):
-            ids[i] = gids[moff[c] + ids[i]]
-    out_first = np.empty(len(gfirst), np.int64)
-    for v in range(len(gfirst)):
-        out_first[v] = reps[gfirst[v]]
-    return ids, out_first
+    reps, moff = _chunk_representatives(first, bounds, nv)
+    gids, gfirst = intern_keys(keys[reps])
+    _to_global_ids(ids, bounds, moff, gids)
+    return ids, reps[gfirst]
 
 
 _SHORT = 7  # tokens of up to 7 bytes are packed into their key exactly

@@ -260,6 +260,29 @@ def _mark_lcs(r, h, t, mark):
             i -= 1
 
 
+@jit
+def _add_budget(bud, b_ids, lo, hi, step):
+    """Add ``step`` to ``bud[t]`` for every token ``t`` of ``b_ids[lo:hi]``."""
+    for q in range(lo, hi):
+        bud[b_ids[q]] += step
+
+
+@jit
+def _clear_budget(bud, b_ids, lo, hi):
+    """Zero ``bud`` again at the tokens of ``b_ids[lo:hi]`` (cheaper than a full reset)."""
+    for q in range(lo, hi):
+        bud[b_ids[q]] = 0
+
+
+@jit
+def _longest_sentence(sent, s0, s1):
+    """Length of the longest of the sentences ``s0..s1-1``."""
+    longest = 0
+    for s in range(s0, s1):
+        longest = max(longest, sent[s + 1] - sent[s])
+    return longest
+
+
 @jit(parallel=True)
 def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                           hb_ids, hb_off, rb_ids, rb_off, h_rows, r_rows, vocab_size, n_chunks):
@@ -284,16 +307,10 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
             h_hi = hb_off[h_rows[p] + 1]
             r_lo = rb_off[r_rows[p]]
             r_hi = rb_off[r_rows[p] + 1]
-            for q in range(h_lo, h_hi):
-                bud_h[hb_ids[q]] += 1
-            for q in range(r_lo, r_hi):
-                bud_r[rb_ids[q]] += 1
-            maxh = 0
-            for s in range(hs0, hs1):
-                maxh = max(maxh, h_sent[s + 1] - h_sent[s])
-            maxr = 0
-            for s in range(rs0, rs1):
-                maxr = max(maxr, r_sent[s + 1] - r_sent[s])
+            _add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
+            _add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
+            maxh = _longest_sentence(h_sent, hs0, hs1)
+            maxr = _longest_sentence(r_sent, rs0, rs1)
             need = (maxr + 1) * (maxh + 1)
             if len(table) < need:
                 table = np.empty(need, np.int32)
@@ -318,10 +335,8 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                             bud_h[tok] -= 1
                             bud_r[tok] -= 1
             out[p] = hits
-            for q in range(h_lo, h_hi):
-                bud_h[hb_ids[q]] = 0
-            for q in range(r_lo, r_hi):
-                bud_r[rb_ids[q]] = 0
+            _clear_budget(bud_h, hb_ids, h_lo, h_hi)
+            _clear_budget(bud_r, rb_ids, r_lo, r_hi)
     return out
 
 

@@ -87,6 +87,15 @@ def _chunks(n_items, n_chunks):
 
 
 @jit
+def _longest_row(ptr, rows, lo, hi):
+    """The largest ``ptr[r + 1] - ptr[r]`` over ``r = rows[lo:hi]`` (sizes a chunk's scratch table)."""
+    longest = 0
+    for k in range(lo, hi):
+        longest = max(longest, ptr[rows[k] + 1] - ptr[rows[k]])
+    return longest
+
+
+@jit
 def _count_row(keys, lo, hi, tkey, tpos, out_idx, out_cnt):
     """Unique keys of ``keys[lo:hi]`` (first-occurrence order) with counts.
 
@@ -188,10 +197,7 @@ def clipped_overlap(ptr, idx, cnt, a_rows, b_rows):
     hits = np.empty(m, np.int64)
     bounds = _chunks(m, 64)
     for c in prange(len(bounds) - 1):
-        longest = 0
-        for k in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, ptr[a_rows[k] + 1] - ptr[a_rows[k]])
-        size = 1 << _table_bits(longest)
+        size = 1 << _table_bits(_longest_row(ptr, a_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         tval = np.empty(size, np.int64)
         for k in range(bounds[c], bounds[c + 1]):
@@ -210,10 +216,7 @@ def clipped_overlap_max_ref(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr):
     out = np.empty(n, np.int64)
     bounds = _chunks(n, 64)
     for c in prange(len(bounds) - 1):
-        longest = 0
-        for p in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, ptr[hyp_rows[p] + 1] - ptr[hyp_rows[p]])
-        size = 1 << _table_bits(longest)
+        size = 1 << _table_bits(_longest_row(ptr, hyp_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         tval = np.empty(size, np.int64)
         tmax = np.empty(size, np.int64)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _slot, _table_bits
+from vecscore.kernels.ngrams import _chunks, _longest_row, _slot, _table_bits
 
 __all__ = ["weighted_overlap_pairs", "weighted_lcs_pairs"]
 
@@ -34,10 +34,7 @@ def weighted_overlap_pairs(keys, kw, off, a_rows, b_rows):
     out = np.zeros(m, np.int64)
     bounds = _chunks(m, 64)
     for c in prange(len(bounds) - 1):
-        longest = 0
-        for k in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, off[a_rows[k] + 1] - off[a_rows[k]])
-        size = 1 << _table_bits(longest)
+        size = 1 << _table_bits(_longest_row(off, a_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         ta = np.empty(size, np.int64)
         tb = np.empty(size, np.int64)

@@ -57,7 +57,17 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
-from vecscore.kernels.lcs import _as_int64, _check_offsets, budget_arrays, check_sentences, check_table_size, prepare_pairs
+from vecscore.kernels.lcs import (
+    _add_budget,
+    _as_int64,
+    _check_offsets,
+    _clear_budget,
+    _longest_sentence,
+    budget_arrays,
+    check_sentences,
+    check_table_size,
+    prepare_pairs,
+)
 
 __all__ = ["wlcs_perl_pairs", "wlcs_lin_pairs"]
 
@@ -155,16 +165,10 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
             h_hi = hb_off[h_rows[p] + 1]
             r_lo = rb_off[r_rows[p]]
             r_hi = rb_off[r_rows[p] + 1]
-            for q in range(h_lo, h_hi):
-                bud_h[hb_ids[q]] += 1
-            for q in range(r_lo, r_hi):
-                bud_r[rb_ids[q]] += 1
-            maxh = 0
-            for s in range(hs0, hs1):
-                maxh = max(maxh, h_sent[s + 1] - h_sent[s])
-            maxr = 0
-            for s in range(rs0, rs1):
-                maxr = max(maxr, r_sent[s + 1] - r_sent[s])
+            _add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
+            _add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
+            maxh = _longest_sentence(h_sent, hs0, hs1)
+            maxr = _longest_sentence(r_sent, rs0, rs1)
             if len(moves) < maxr * maxh:
                 moves = np.empty(maxr * maxh, np.int8)
             if len(mark) < maxr:
@@ -200,10 +204,8 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
                             bud_h[tok] -= 1
                             bud_r[tok] -= 1
             whit[p] = hit
-            for q in range(h_lo, h_hi):
-                bud_h[hb_ids[q]] = 0
-            for q in range(r_lo, r_hi):
-                bud_r[rb_ids[q]] = 0
+            _clear_budget(bud_h, hb_ids, h_lo, h_hi)
+            _clear_budget(bud_r, rb_ids, r_lo, r_hi)
     return whit, wbase
 
 
