@@ -334,7 +334,7 @@ def build_batch(
         n_vocab = len(vocab)
     layout = None if sent_ids is None else sentence_layout(ragged.offsets, sent_ids)
     if warn_empty and kind == "text":
-        _warn_empty_rows(rows, ragged)
+        warn_empty_rows(rows, ragged.lengths)
     return PairBatch(ragged, n, ref_ptr, n_vocab, layout)
 
 
@@ -351,8 +351,9 @@ def _tokenize_by_line(rows, tokenizer, lowercase):
     return TokenSpans(spans.buf, spans.starts, spans.ends, spans.offsets[line_ptr], spans.fold), flags
 
 
-def _warn_empty_rows(rows: Sequence[str], ragged: Ragged) -> None:
-    empty = np.flatnonzero(ragged.lengths == 0)
+def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray) -> None:
+    """One warning for the non-blank texts that the tokenizer reduced to zero tokens (``lengths``: tokens per row)."""
+    empty = np.flatnonzero(lengths == 0)
     if empty.size == 0:
         return
     lost = [int(i) for i in empty if rows[i].strip()]

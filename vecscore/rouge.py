@@ -25,6 +25,7 @@ from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 from vecscore.fscore import check_weighting
 from vecscore.multiref import check_multi_ref, combine
 from vecscore.results import RougeResult, Score
+from vecscore.rouge_direct import direct_applicable, direct_stats
 from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.tokenizers import resolve_tokenizer
@@ -174,18 +175,24 @@ def rouge(
     if need_sentences:
         hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn="Lsum" in kinds)
     transform = _make_transform(tokenizer, stemmer, stopwords)
-    batch = build_batch(
-        hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout, sentences=need_sentences
-    )
+    if direct_applicable(hyps, parsed, tokenizer, transform):
+        direct, ref_ptr = direct_stats(hyps, refs, parsed, refs_layout=refs_layout)
+        per_metric = [(*st, None) for st in direct]
+    else:
+        batch = build_batch(
+            hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
+            sentences=need_sentences,
+        )
+        ref_ptr = batch.ref_ptr
+        per_metric = [metric_stats(batch, kind, param, wlcs) for kind, param in parsed]
     scores, stats = {}, {}
-    for name, (kind, param) in zip(metrics, parsed):
-        hits, hyp_count, ref_count, inverse = metric_stats(batch, kind, param, wlcs)
-        prf = combine(hits, hyp_count, ref_count, batch.ref_ptr, multi_ref, alpha, beta, inverse)
+    for name, (kind, param), (hits, hyp_count, ref_count, inverse) in zip(metrics, parsed, per_metric):
+        prf = combine(hits, hyp_count, ref_count, ref_ptr, multi_ref, alpha, beta, inverse)
         scores[name] = Score(prf.precision, prf.recall, prf.fmeasure)
         stats[name] = {"hits": prf.hits, "p_den": prf.p_den, "r_den": prf.r_den}
         if inverse is not None:
             stats[name]["alpha"] = param
-    sig = _signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, batch.nrefs)
+    sig = _signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, np.diff(ref_ptr))
     return RougeResult(scores, stats, sig)
 
 

@@ -23,16 +23,46 @@ MODE_CJK = 2  # Han, kana and hangul one per token, other runs as words
 
 
 @jit
-def find_separators(buf, count):
-    """One past each of the first ``count`` NUL bytes of ``buf``."""
-    out = np.empty(count, np.int64)
-    k = 0
-    for i in range(len(buf)):
-        if buf[i] == 0:
-            out[k] = i + 1
+def _count_nul(seg):
+    c = 0
+    for i in range(len(seg)):
+        c += seg[i] == 0
+    return c
+
+
+@jit
+def _fill_nul(seg, base, out, k):
+    for i in range(len(seg)):
+        if seg[i] == 0:
+            out[k] = base + i + 1
             k += 1
-            if k == count:
-                break
+
+
+@jit(parallel=True)
+def nul_offsets(buf, n_texts):
+    """Offsets of ``n_texts`` NUL-joined texts: ``[0, one past each NUL, len(buf)]``.
+
+    Returns an empty array when ``buf`` holds another number of NULs than
+    ``n_texts - 1`` (a text contained a NUL itself).  Two parallel passes
+    over segments of the buffer: count, then fill.  (The helpers loop from 0
+    over slices: a loop from a variable start keeps numba's negative-index
+    check on every access, which blocks LLVM's vectorizer.)
+    """
+    size = len(buf)
+    n_seg = max(1, min(64, size >> 20))
+    counts = np.zeros(n_seg + 1, np.int64)
+    for s in prange(n_seg):
+        counts[s + 1] = _count_nul(buf[size * s // n_seg:size * (s + 1) // n_seg])
+    for s in range(n_seg):
+        counts[s + 1] += counts[s]
+    if n_texts == 0 or counts[n_seg] != n_texts - 1:
+        return np.zeros(1 if n_texts == 0 and size == 0 else 0, np.int64)
+    out = np.empty(n_texts + 1, np.int64)
+    out[0] = 0
+    out[n_texts] = size
+    for s in prange(n_seg):
+        lo = size * s // n_seg
+        _fill_nul(buf[lo:size * (s + 1) // n_seg], lo, out, counts[s] + 1)
     return out
 
 

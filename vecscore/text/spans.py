@@ -10,13 +10,15 @@ ASCII lowercasing, so that a tokenizer need not write a lowered copy.
 """
 from __future__ import annotations
 
+import ctypes
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from vecscore.kernels.tokenize import find_separators
+from vecscore.kernels.tokenize import nul_offsets
 
-__all__ = ["TokenSpans", "encode_texts", "encode_nul_separated"]
+__all__ = ["TokenSpans", "encode_texts", "encode_nul_separated", "encode_joined", "ascii_view"]
 
 
 @dataclass(frozen=True)
@@ -65,17 +67,60 @@ def encode_nul_separated(texts) -> tuple[np.ndarray, np.ndarray] | None:
 
     The texts are joined with NUL bytes in one C-level call; text ``i``'s span
     ``buf[offsets[i]:offsets[i + 1]]`` is the text followed by one NUL (the
-    last text has none).  Returns ``None`` when the batch is not pure ASCII
-    or a text contains a NUL itself; use :func:`encode_texts` then.
+    last text has none).  On CPython the buffer is a read-only view of the
+    joined ``str``'s own characters (no encoding copy).  Returns ``None``
+    when the batch is not pure ASCII or a text contains a NUL itself; use
+    :func:`encode_texts` then.
     """
-    n = len(texts)
-    joined = "\x00".join(texts)
-    if not joined.isascii() or joined.count("\x00") != max(n - 1, 0):
+    return encode_joined("\x00".join(texts), len(texts))
+
+
+def encode_joined(joined: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`encode_nul_separated` of ``n`` texts already joined with NUL bytes."""
+    if not joined.isascii():
         return None
-    buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    offsets = np.empty(n + 1, dtype=np.int64)
-    offsets[0] = 0
-    offsets[n] = len(buf)
-    if n > 1:
-        offsets[1:n] = find_separators(buf, n - 1)
+    buf = ascii_view(joined)
+    if buf is None:
+        buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    offsets = nul_offsets(buf, n)
+    if len(offsets) != n + 1:
+        return None
     return buf, offsets
+
+
+_ASCII_HEADER: int | None = None
+
+
+def _ascii_header() -> int:
+    """Bytes before a compact ASCII ``str``'s characters, checked once; ``-1`` if unusable."""
+    global _ASCII_HEADER
+    if _ASCII_HEADER is None:
+        _ASCII_HEADER = -1
+        if sys.implementation.name == "cpython":
+            probe = "".join(["vecscore ascii probe ", str(id(object()))])
+            header = sys.getsizeof(probe) - len(probe) - 1
+            if 0 < header <= 256 and _view(probe, header).tobytes() == probe.encode("ascii"):
+                _ASCII_HEADER = header
+    return _ASCII_HEADER
+
+
+def _view(s: str, header: int) -> np.ndarray:
+    raw = (ctypes.c_uint8 * len(s)).from_address(id(s) + header)
+    raw._owner = s  # the view keeps the string alive
+    out = np.frombuffer(raw, dtype=np.uint8)
+    out.flags.writeable = False
+    return out
+
+
+def ascii_view(s: str) -> np.ndarray | None:
+    """A read-only uint8 view of an ASCII ``str``'s characters, without copying.
+
+    CPython stores an ASCII string's characters, one byte each, right after
+    its object header; the view holds a reference to the string.  ``None``
+    off CPython, for non-ASCII or non-compact strings (the caller encodes
+    then).
+    """
+    header = _ascii_header()
+    if header < 0 or type(s) is not str or not s.isascii() or sys.getsizeof(s) != header + len(s) + 1:
+        return None
+    return _view(s, header) if s else np.zeros(0, np.uint8)

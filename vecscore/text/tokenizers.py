@@ -32,7 +32,7 @@ import numpy as np
 from vecscore.errors import VecscoreError
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.tokenize import MODE_CHAR, MODE_CJK, MODE_WHITESPACE, split_byte_runs, split_codepoints
-from vecscore.text.spans import TokenSpans, encode_nul_separated, encode_texts
+from vecscore.text.spans import TokenSpans, encode_joined, encode_nul_separated, encode_texts
 
 __all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer", "is_kernel_tokenizer"]
 
@@ -45,14 +45,26 @@ _ALNUM[ord("0") : ord("9") + 1] = 1
 _MODES = {"whitespace": MODE_WHITESPACE, "char": MODE_CHAR, "cjk": MODE_CJK}
 
 
-def _rouge_score_spans(texts: Sequence[str]) -> TokenSpans:
-    enc = encode_nul_separated(texts)  # NUL is a separator for this tokenizer
+def rouge_score_bytes(texts: Sequence[str], joined: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(buf, offsets, table, fold)``: the texts as bytes for the rouge-score tokenizer.
+
+    Its tokens are the runs of bytes with ``table[b] != 0`` compared after
+    ``fold`` (ASCII lowercasing).  Non-ASCII texts are lowercased by Python's
+    ``str.lower()`` first, as rouge-score does; their remaining non-ASCII
+    bytes are separators.  ``joined``, if given, is ``"\\x00".join(texts)``.
+    """
+    # NUL is a separator for this tokenizer
+    enc = encode_nul_separated(texts) if joined is None else encode_joined(joined, len(texts))
     if enc is None:
         texts = [t if t.isascii() else t.lower() for t in texts]
         enc = encode_texts(texts)
-    buf, offsets = enc
-    starts, ends, tok_offsets = split_byte_runs(buf, offsets, _ALNUM)
-    return TokenSpans(buf, starts, ends, tok_offsets, ASCII_LOWER)
+    return enc[0], enc[1], _ALNUM, ASCII_LOWER
+
+
+def _rouge_score_spans(texts: Sequence[str]) -> TokenSpans:
+    buf, offsets, table, fold = rouge_score_bytes(texts)
+    starts, ends, tok_offsets = split_byte_runs(buf, offsets, table)
+    return TokenSpans(buf, starts, ends, tok_offsets, fold)
 
 
 def spans_from_token_lists(token_lists) -> TokenSpans:

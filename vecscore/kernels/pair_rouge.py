@@ -1,0 +1,300 @@
+"""ROUGE-N and ROUGE-L statistics straight from bytes, one pair at a time.
+
+The fast path of :func:`vecscore.rouge` for byte-run tokenizers (tokens are
+maximal runs of bytes ``b`` with ``table[b] != 0``, compared after mapping
+every byte through ``fold``) when no vocabulary transform is asked for.
+
+Input: ``buf`` (uint8, all texts), ``offsets`` (int64, ``n_texts + 1``):
+hypotheses are texts ``0..n_pairs-1``, the references of pair ``p`` are texts
+``n_pairs + ref_ptr[p] .. n_pairs + ref_ptr[p + 1] - 1``.
+
+For every pair, in a ``prange`` loop over chunks of pairs, with scratch sized
+by the chunk's largest pair (memory is bounded by a pair, never the corpus):
+
+1. the pair's texts are tokenized and their tokens interned into *pair-local*
+   dense ids.  Keys are exact for tokens of up to 7 bytes (their folded bytes
+   packed with the length); a longer token's key is a 63-bit hash, and a key
+   hit is confirmed by comparing the folded bytes with the first occurrence
+   of that id, so ids are exact: equal ids mean equal tokens;
+2. n-grams get pair-local dense ids order by order (an order-``n`` n-gram is
+   the pair (id of its first ``n - 1`` tokens, id of its last token), an exact
+   integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
+   from dense counts over those ids, one pass per text;
+3. the LCS of the hypothesis and each reference runs the bit-parallel kernels
+   of :mod:`vecscore.kernels.lcs` on the local ids.
+
+These are the same integer statistics as the sparse count matrices and the
+global interning of :mod:`vecscore.counts` produce (the tests compare both
+routes, and both against a ``Counter`` twin); local ids are only ever
+compared within their own pair, so nothing is shared between threads.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+from vecscore.kernels.lcs import _lcs_long, _lcs_short
+from vecscore.kernels.ngrams import _chunks
+
+__all__ = ["pair_rouge_stats"]
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_SHORT = 7  # tokens of up to 7 bytes have exact keys
+#: n-gram ids below this are the n-gram's tokens as a number in base ``n_vocab``
+#: (no table); past it, n-grams are numbered through a hash table.
+DENSE_IDS = 1 << 14
+
+
+@jit
+def _bits_for(n):
+    """Bits of an open-addressing table for ``n`` keys (at most half full)."""
+    bits = 4
+    while (1 << bits) < 2 * n:
+        bits += 1
+    return bits
+
+
+@jit
+def _token_bound(offsets, n_pairs, ref_ptr, p):
+    """An upper bound on the tokens of pair ``p`` (a token and a separator take 2 bytes)."""
+    r0 = n_pairs + ref_ptr[p]
+    r1 = n_pairs + ref_ptr[p + 1]
+    n_texts = 1 + r1 - r0
+    return ((offsets[p + 1] - offsets[p]) + (offsets[r1] - offsets[r0]) + n_texts) // 2 + 1
+
+
+@jit
+def _tokenize_intern(buf, lo, hi, table, fold, key_mask, stamp, shift, mask,
+                     tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab):
+    """Tokenize ``buf[lo:hi]``; intern each token into the pair's table.
+
+    Local ids go to ``ids[k:]``; returns ``(k, n_vocab)`` after the text.
+    One pass over the bytes, indexed from 0 over a slice (a loop from a
+    variable start keeps numba's negative-index check on every access).  A
+    token of up to ``_SHORT`` bytes has an exact key (its folded bytes and
+    length, packed as it is read); a longer one a 63-bit hash (bit 63 set),
+    and a key hit there is confirmed by comparing the bytes with the id's
+    first occurrence.  ``key_mask`` is ANDed into every hashed key (all ones;
+    the tests keep a few bits to force collisions through the comparison).
+    """
+    text = buf[lo:hi]
+    n = len(text)
+    s = -1
+    key = np.int64(0)
+    for i in range(n + 1):
+        if i < n and table[text[i]] != 0:
+            if s < 0:
+                s = i
+                key = np.int64(0)
+            if i - s < _SHORT:
+                key |= np.int64(fold[text[i]]) << (8 * (i - s))
+            continue
+        if s < 0:
+            continue
+        length = i - s
+        if length <= _SHORT:
+            key |= np.int64(length) << 56
+        else:
+            h = _FNV_OFFSET
+            for q in range(s, i):
+                h = (h ^ np.uint64(fold[text[q]])) * _FNV_PRIME
+            key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+        while True:
+            if tstamp[slot] != stamp:
+                v = n_vocab
+                n_vocab += 1
+                tstamp[slot] = stamp
+                tkey[slot] = key
+                tid[slot] = v
+                rep_start[v] = lo + s
+                rep_len[v] = length
+                break
+            if tkey[slot] == key:
+                v = tid[slot]
+                if key >= 0:
+                    break
+                if rep_len[v] == length:
+                    r = rep_start[v]
+                    same = True
+                    for q in range(length):
+                        if fold[text[s + q]] != fold[buf[r + q]]:
+                            same = False
+                            break
+                    if same:
+                        break
+            slot = (slot + 1) & mask
+        ids[k] = v
+        k += 1
+        s = -1
+    return k, n_vocab
+
+
+@jit
+def _next_order(cur, ids, nxt, n, n_vocab, insert, g, stamp, shift, mask, tkey, tid, tstamp):
+    """Ids of one text's order-``n`` n-grams from those of order ``n - 1``.
+
+    ``cur[j]`` is the id of the ``(n-1)``-gram starting at token ``j`` (-1:
+    not in the hypothesis) and ``ids`` the token ids (``< n_vocab``), so
+    ``cur[j] * n_vocab + last`` is an exact key.  ``nxt[j]`` gets the id of
+    the ``n``-gram starting at ``j``.  The hypothesis (``insert``) adds its
+    n-grams to the table, numbered from ``g``; a reference only looks them
+    up (-1 when absent: it cannot be a hit).  Returns the new ``g``.
+    """
+    for j in range(len(cur) - n + 1):
+        prefix = cur[j]
+        if prefix < 0:
+            nxt[j] = -1
+            continue
+        key = prefix * n_vocab + ids[j + n - 1]
+        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+        while True:
+            if tstamp[slot] != stamp:
+                if insert:
+                    tstamp[slot] = stamp
+                    tkey[slot] = key
+                    tid[slot] = g
+                    nxt[j] = g
+                    g += 1
+                else:
+                    nxt[j] = -1
+                break
+            if tkey[slot] == key:
+                nxt[j] = tid[slot]
+                break
+            slot = (slot + 1) & mask
+    return g
+
+
+@jit
+def _dense_next_order(cur, ids, nxt, n, n_vocab):
+    """Like :func:`_next_order` with the key itself as the id (when ids stay below ``DENSE_IDS``)."""
+    for j in range(len(cur) - n + 1):
+        prefix = cur[j]
+        nxt[j] = prefix * n_vocab + ids[j + n - 1] if prefix >= 0 else -1
+
+
+@jit
+def _clipped_hits(gid, hcnt, rcnt):
+    """``sum_g min(c_hyp(g), c_ref(g))`` over the reference's n-gram ids ``gid`` (-1: absent from the hypothesis).
+
+    ``hcnt`` must hold the hypothesis counts; ``rcnt`` is all zero on entry and exit.
+    """
+    hits = 0
+    for j in range(len(gid)):
+        x = gid[j]
+        if x >= 0:
+            rcnt[x] += 1
+            hits += rcnt[x] <= hcnt[x]
+    for j in range(len(gid)):
+        x = gid[j]
+        if x >= 0:
+            rcnt[x] = 0
+    return hits
+
+
+@jit(parallel=True)
+def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_mask=-1):
+    """Token counts, clipped n-gram hits and LCS lengths of every pair.
+
+    ``orders`` (int64, increasing, >= 1) are the ROUGE-N orders to count.
+    Returns ``(lengths, hits, lcs)``: tokens per text (``n_texts``), hits per
+    order and reference row (``len(orders) x n_refs``), and the LCS length of
+    each reference row with its hypothesis (zeros unless ``want_lcs``).
+    ``key_mask``: see :func:`_tokenize_intern` (tests only).
+    """
+    n_pairs = len(ref_ptr) - 1
+    n_refs = ref_ptr[n_pairs]
+    lengths = np.zeros(n_pairs + n_refs, np.int64)
+    n_orders = len(orders)
+    max_order = orders[n_orders - 1] if n_orders > 0 else 0
+    hits = np.zeros((n_orders, n_refs), np.int64)
+    lcs = np.zeros(n_refs, np.int64)
+    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 2048)))  # chunks of >= 2048 pairs amortize the scratch
+    for c in prange(len(bounds) - 1):
+        # scratch for the chunk's largest pair: at most one token per 2 bytes (+1 per text)
+        bound = 1
+        most_refs = 0
+        for p in range(bounds[c], bounds[c + 1]):
+            bound = max(bound, _token_bound(offsets, n_pairs, ref_ptr, p))
+            most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
+        size = 1 << _bits_for(bound)
+        tkey = np.empty(size, np.int64)
+        tid = np.empty(size, np.int64)
+        tstamp = np.full(size, -1, np.int64)
+        gkey = np.empty(size, np.int64)
+        gid_of = np.empty(size, np.int64)
+        gstamp = np.full(size, -1, np.int64)
+        rep_start = np.empty(bound, np.int64)
+        rep_len = np.empty(bound, np.int64)
+        ids = np.empty(bound, np.int64)
+        cur = np.empty(bound, np.int64)
+        nxt = np.empty(bound, np.int64)
+        hcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
+        rcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
+        toff = np.empty(most_refs + 2, np.int64)
+        mask1 = np.zeros(bound, np.uint64)
+        slot = np.full(bound, -1, np.int64)
+        for p in range(bounds[c], bounds[c + 1]):
+            q0 = ref_ptr[p]
+            q1 = ref_ptr[p + 1]
+            n_texts = 1 + q1 - q0
+            bits = _bits_for(_token_bound(offsets, n_pairs, ref_ptr, p))
+            shift = 64 - bits
+            mask = (1 << bits) - 1
+            # 1. tokens -> pair-local ids (text 0 is the hypothesis)
+            k = 0
+            n_vocab = 0
+            toff[0] = 0
+            for t in range(n_texts):
+                row = p if t == 0 else n_pairs + q0 + t - 1
+                k, n_vocab = _tokenize_intern(buf, offsets[row], offsets[row + 1], table, fold, key_mask, p, shift, mask,
+                                              tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab)
+                toff[t + 1] = k
+                lengths[row] = k - toff[t]
+            # 2. LCS of the hypothesis with each reference
+            if want_lcs:
+                hyp = ids[toff[0]:toff[1]]
+                for t in range(1, n_texts):
+                    ref = ids[toff[t]:toff[t + 1]]
+                    x, y = (hyp, ref) if len(hyp) >= len(ref) else (ref, hyp)
+                    if len(y) == 0:
+                        lcs[q0 + t - 1] = 0
+                    elif len(y) <= 64:
+                        lcs[q0 + t - 1] = _lcs_short(x, y, mask1)
+                    else:
+                        lcs[q0 + t - 1] = _lcs_long(x, y, slot)
+            # 3. n-gram ids order by order; clipped hits for the requested orders
+            for j in range(k):
+                cur[j] = ids[j]
+            oi = 0
+            width = n_vocab  # the ids of the current order are below width
+            for n in range(1, max_order + 1):
+                if n > 1:
+                    if width * n_vocab <= DENSE_IDS:
+                        for t in range(n_texts):
+                            _dense_next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
+                                              nxt[toff[t]:toff[t + 1]], n, n_vocab)
+                        width *= n_vocab
+                    else:
+                        g = 0
+                        stamp = p * (max_order + 1) + n
+                        for t in range(n_texts):
+                            g = _next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
+                                            nxt[toff[t]:toff[t + 1]], n, n_vocab, t == 0, g, stamp, shift, mask,
+                                            gkey, gid_of, gstamp)
+                        width = g
+                    cur, nxt = nxt, cur
+                if orders[oi] != n:
+                    continue
+                hgrams = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
+                for j in range(len(hgrams)):
+                    hcnt[hgrams[j]] += 1
+                for t in range(1, n_texts):
+                    hits[oi, q0 + t - 1] = _clipped_hits(cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])], hcnt, rcnt)
+                for j in range(len(hgrams)):
+                    hcnt[hgrams[j]] = 0
+                oi += 1
+    return lengths, hits, lcs
