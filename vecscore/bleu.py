@@ -40,6 +40,7 @@ from operator import methodcaller
 import numpy as np
 
 from vecscore import bleu_formulas as bf
+from vecscore.bleu_direct import direct_stats
 from vecscore.batch import _check_units, build_batch, input_kind, intern, normalize_refs
 from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, batch_stats, check_brevity_penalty, stats_from_ids
 from vecscore.parallel import accepts_workers
@@ -234,6 +235,12 @@ def _spans_fn(opts: _Options):
 def _stats(hyps, refs, opts: _Options, refs_layout: str) -> tuple[BleuStats, str]:
     kind = _check_hyps(hyps)
     _check_kind(kind, opts)
+    if kind == "text":
+        stats = direct_stats(hyps, refs, tokenize=opts.tokenize, lowercase=opts.lowercase,
+                             max_order=opts.max_ngram_order, brevity_penalty=opts.brevity_penalty,
+                             refs_layout=_check_layout(refs_layout))
+        if stats is not None:
+            return stats, kind
     batch = build_batch(hyps, refs, spans_fn=_spans_fn(opts), refs_layout=_check_layout(refs_layout))
     return batch_stats(batch, opts.max_ngram_order, opts.brevity_penalty), kind
 

@@ -187,22 +187,32 @@ def sparse_counts(batch: PairBatch, max_order: int) -> np.ndarray:
 
 def stats_from_ids(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, brevity_penalty, *, hash_mask=_FULL_MASK):
     """:class:`BleuStats` from interned token ids (hypotheses and references apart)."""
-    check_brevity_penalty(brevity_penalty)
-    if int(max_order) < 1:
-        raise VecscoreError(f"max_ngram_order must be >= 1, got {max_order}")
-    nrefs = np.diff(ref_ptr).astype(np.int64)
-    if len(nrefs) and (nrefs == 0).any():
-        row = int(np.argmax(nrefs == 0))
-        raise VecscoreError(f"pair {row} has no reference; every hypothesis needs at least one")
+    check_stats_args(ref_ptr, max_order, brevity_penalty)
     hyp_len = np.diff(hyp_off).astype(np.int64)
     ref_lens = np.diff(ref_off).astype(np.int64)
     if (hyp_len.size and int(hyp_len.max()) >= 2**31) or (ref_lens.size and int(ref_lens.max()) >= 2**31):
         raise VecscoreError("a text has 2**31 or more tokens")
-    ref_len = _pick_ref_len(hyp_len, ref_lens, ref_ptr, brevity_penalty)
     correct = clipped_counts(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, int(max_order), np.uint64(hash_mask))
-    orders = np.arange(1, max_order + 1, dtype=np.int64)
+    return stats_from_counts(hyp_len, ref_lens, ref_ptr, correct, brevity_penalty)
+
+
+def check_stats_args(ref_ptr, max_order, brevity_penalty) -> None:
+    """Errors for a bad order, brevity penalty or a pair without references."""
+    check_brevity_penalty(brevity_penalty)
+    if int(max_order) < 1:
+        raise VecscoreError(f"max_ngram_order must be >= 1, got {max_order}")
+    nrefs = np.diff(ref_ptr)
+    if len(nrefs) and (nrefs == 0).any():
+        row = int(np.argmax(nrefs == 0))
+        raise VecscoreError(f"pair {row} has no reference; every hypothesis needs at least one")
+
+
+def stats_from_counts(hyp_len, ref_lens, ref_ptr, correct, brevity_penalty) -> BleuStats:
+    """:class:`BleuStats` from token counts and clipped matches (``correct``: pairs x orders)."""
+    ref_len = _pick_ref_len(hyp_len, ref_lens, ref_ptr, brevity_penalty)
+    orders = np.arange(1, correct.shape[1] + 1, dtype=np.int64)
     total = np.maximum(hyp_len[:, None] - orders[None, :] + 1, 0)
-    return BleuStats(hyp_len, ref_len, correct, total, nrefs)
+    return BleuStats(hyp_len, ref_len, correct, total, np.diff(ref_ptr).astype(np.int64))
 
 
 def batch_stats(batch: PairBatch, max_order: int, brevity_penalty: str = "closest", **kw) -> BleuStats:

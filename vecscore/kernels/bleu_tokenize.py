@@ -176,27 +176,50 @@ def _split_dash_after_digit(src, n, dst):
     return m
 
 
-@jit
-def _count_of(src, n, c1, c2):
-    k = 0
-    for i in range(n):
-        if src[i] == c1 or src[i] == c2:
-            k += 1
-    return k
+# Characters whose presence lets an optional 13a step fire (bit flags of _scan_13a).
+_HAS_LT = 1  # '<': '<skipped>' removal
+_HAS_NL = 2  # '\n': '-\n' and '\n' replacement
+_HAS_AMP = 4  # '&': entity unescaping
+_HAS_DOT = 8  # '.' or ',': the period/comma rules
+_HAS_DASH = 16  # '-': the dash-after-digit rule
 
 
 @jit
-def _re_13a(a, n, b):
+def _scan_13a(src, lo, hi):
+    """One pass over ``src[lo:hi]``: which optional 13a steps can fire.
+
+    The replacement steps only delete characters or turn ``&...;`` entities
+    into ``"&<>``, so flags read from the input stay valid (conservative) for
+    the later steps."""
+    f = 0
+    for i in range(lo, hi):
+        c = src[i]
+        if c == 60:
+            f |= _HAS_LT
+        elif c == 10:
+            f |= _HAS_NL
+        elif c == 38:
+            f |= _HAS_AMP
+        elif c == 46 or c == 44:
+            f |= _HAS_DOT
+        elif c == 45:
+            f |= _HAS_DASH
+    return f
+
+
+@jit
+def _re_13a(a, n, b, flags):
     """sacreBLEU's ``TokenizerRegexp`` substitutions on ``a[:n]``.
 
     ``b`` is scratch; returns ``(length, in_b)`` where ``in_b`` says which
-    buffer holds the result.  Steps that cannot match are skipped."""
+    buffer holds the result.  Steps that cannot match (by ``flags``, see
+    :func:`_scan_13a`) are skipped."""
     n = _split_13a_punct(a, n, b)
     in_b = True
-    if _count_of(b, n, 46, 44) > 0:
+    if flags & _HAS_DOT:
         n = _split_dot_after_nondigit(b, n, a)
         n = _split_dot_before_nondigit(a, n, b)
-    if _count_of(b, n, 45, 45) > 0:
+    if flags & _HAS_DASH:
         n = _split_dash_after_digit(b, n, a)
         in_b = False
     return n, in_b
@@ -206,16 +229,17 @@ def _re_13a(a, n, b):
 def _pipeline_13a(cps, lo, hi, a, b):
     """Tokenizer13a up to the final split; returns ``(length, in_b)``."""
     n = hi - lo
+    flags = _scan_13a(cps, lo, hi)
     for i in range(n):
         a[i + 1] = cps[lo + i]
     # str.replace chain; a replacement can only fire if its first character occurs
-    if _count_of(a[1:], n, 60, 60) > 0:  # '<'
+    if flags & _HAS_LT:
         n = _replace(a[1:], n, b, _SKIPPED, _EMPTY)
         a[1 : n + 1] = b[:n]
-    if _count_of(a[1:], n, 10, 10) > 0:  # '\n'
+    if flags & _HAS_NL:
         n = _replace(a[1:], n, b, _DASH_NL, _EMPTY)
         n = _replace(b, n, a[1:], _NL, _SPACE1)
-    if _count_of(a[1:], n, 38, 38) > 0:  # '&'
+    if flags & _HAS_AMP:
         n = _replace(a[1:], n, b, _QUOT, _QUOTE1)
         n = _replace(b, n, a[1:], _AMP, _AMP1)
         n = _replace(a[1:], n, b, _LT, _LT1)
@@ -223,7 +247,7 @@ def _pipeline_13a(cps, lo, hi, a, b):
     # f' {line} '
     a[0] = SPACE
     a[n + 1] = SPACE
-    return _re_13a(a, n + 2, b)
+    return _re_13a(a, n + 2, b, flags)
 
 
 @jit
@@ -299,7 +323,7 @@ def _pipeline_zh(cps, lo, hi, a, b, table, zh_flag):
         else:
             a[m] = c
             m += 1
-    return _re_13a(a, m, b)
+    return _re_13a(a, m, b, _scan_13a(a, 0, m))
 
 
 @jit

@@ -1,0 +1,81 @@
+"""The fused per-pair BLEU path (ASCII bytes -> statistics in one kernel).
+
+Expected values: sacreBLEU's own tokenizers feeding the Counter twin of
+``tests/reference/bleu_py.py``, and sacreBLEU's scores.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.reference.bleu_py import corpus_stats
+from vecscore.bleu import corpus_bleu, sentence_bleu
+from vecscore.bleu_direct import direct_stats
+from vecscore.kernels.pair_bleu import pair_bleu_counts
+from vecscore.text.spans import encode_nul_separated
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
+
+# pieces that fire every 13a rule: punctuation, numbers, dashes, entities, <skipped>, newlines,
+# long words (hashed token keys), repeated tokens; ASCII only (the fast path's domain)
+_PIECES = ["the", "The", "cat", "cat.", "a,b", "3.5", "3,5", "10-4", "x-y", "-", "--", "...", ",", "&amp;",
+           "&amp;lt;", "&quot;", "<skipped>", "-\n", "\n", "\t", "'s", "(ok)", "$5", "U.S.", "abcdefgh",
+           "abcdefghij", "abcdefghik", "supercalifragilistic", "!", "?", ""]
+_text = st.lists(st.sampled_from(_PIECES), max_size=25).map(" ".join)
+_PREPROCESS = {"13a": Tokenizer13a(), "none": str, "char": None}
+
+
+def _tokens(text: str, tok: str) -> list[str]:
+    text = text.rstrip()
+    if tok == "char":
+        return [c for c in text if not c.isspace()]
+    return _PREPROCESS[tok](text).split()
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=4)), min_size=1, max_size=6),
+       st.sampled_from(["13a", "none", "char"]), st.integers(1, 5), st.booleans())
+def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, collide):
+    hyps = [h for h, _ in pairs]
+    refs = [rs for _, rs in pairs]
+    sys_len, ref_len, correct, total = corpus_stats(
+        [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
+    )
+    buf, offsets = encode_nul_separated(hyps + [r for rs in refs for r in rs])
+    ref_ptr = np.zeros(len(refs) + 1, np.int64)
+    np.cumsum([len(rs) for rs in refs], out=ref_ptr[1:])
+    mode = {"13a": 0, "none": 1, "char": 2}[tok]
+    # key mask: bit 63 and two low bits, so every long token's key is one of four values
+    mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    lengths, got = pair_bleu_counts(buf, offsets, ref_ptr, mode, order, mask)
+    assert lengths[: len(hyps)].tolist() == sys_len.tolist()
+    assert np.array_equal(got, correct.T)
+    s = direct_stats(hyps, refs, tokenize=tok, lowercase=False, max_order=order, brevity_penalty="closest",
+                     refs_layout="per-example")
+    assert s.ref_len.tolist() == ref_len.tolist() and np.array_equal(s.total, total.T)
+
+
+def test_fast_path_applies_only_to_ascii_without_nul_and_without_lowercasing():
+    kw = dict(max_order=4, brevity_penalty="closest", refs_layout="per-example")
+    assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=False, **kw) is not None
+    assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=True, **kw) is None
+    assert direct_stats(["a b"], ["a b"], tokenize="intl", lowercase=False, **kw) is None
+    assert direct_stats(["café"], ["café"], tokenize="13a", lowercase=False, **kw) is None
+    assert direct_stats(["a\x00b"], ["a b"], tokenize="13a", lowercase=False, **kw) is None
+
+
+def test_scores_equal_sacrebleu_on_mixed_batches():
+    hyps = ["The cat sat on the mat.", "It costs $3.50 &amp; more -- really?", "", "Ünïcode text, too."]
+    refs = [["The cat is on the mat.", "A cat sat on a mat."], ["It costs 3.50 dollars."], ["nothing"],
+            ["Unicode text too."]]
+    streams = [[r[0] for r in refs], [r[1] if len(r) > 1 else None for r in refs]]
+    ours = corpus_bleu(hyps, refs)
+    theirs = sacrebleu.corpus_bleu(hyps, streams)
+    assert ours.score == pytest.approx(theirs.score, abs=1e-9) and ours.counts.tolist() == theirs.counts
+    ascii_only = hyps[:3], refs[:3]
+    sent = sentence_bleu(*ascii_only).score
+    want = [sacrebleu.sentence_bleu(h, r).score for h, r in zip(*ascii_only)]
+    assert np.allclose(sent, want, rtol=0, atol=1e-9)

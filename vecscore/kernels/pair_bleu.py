@@ -1,0 +1,256 @@
+"""BLEU statistics straight from ASCII bytes, one pair at a time.
+
+The fast path of vecscore's sacreBLEU-compatible BLEU for pure-ASCII batches
+with the ``13a``, ``none`` or ``char`` tokenizers.  For every pair, in a
+``prange`` loop over chunks of pairs, with scratch sized by the chunk's
+largest pair:
+
+1. each text (trailing whitespace stripped, as sacreBLEU's ``rstrip()``) goes
+   through the tokenizer: for ``13a`` the literal emulation of sacreBLEU's
+   ``str.replace`` chain and regular expressions of
+   :mod:`vecscore.kernels.bleu_tokenize` (on ASCII, bytes are code points);
+   the result is split on whitespace;
+2. tokens get pair-local dense ids: exact keys for tokens of up to 7 bytes,
+   hashed keys for longer ones, every hit of a hashed key confirmed against
+   the bytes of the id's first occurrence (kept in a per-pair store);
+3. n-grams of orders ``1..K`` get pair-local ids order by order
+   (:mod:`vecscore.kernels.pair_rouge`), and the hypothesis counts are clipped
+   by each n-gram's maximum count over the references.
+
+The statistics equal those of the general route (tokenize the whole batch,
+intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
+the tests compare both.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+from vecscore.kernels.bleu_tokenize import GROWTH, _pipeline_13a
+from vecscore.kernels.ngrams import _chunks
+from vecscore.kernels.pair_rouge import DENSE_IDS, _bits_for, _dense_next_order, _next_order
+
+__all__ = ["pair_bleu_counts", "FAST_MODES"]
+
+MODE_13A = 0
+MODE_NONE = 1
+MODE_CHAR = 2
+#: tokenizer names of this kernel, by mode
+FAST_MODES = {"13a": MODE_13A, "none": MODE_NONE, "char": MODE_CHAR}
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_SHORT = 7
+
+
+@jit
+def _is_space(c):
+    """``str.isspace()`` on an ASCII code."""
+    return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+
+
+@jit
+def _rstrip(buf, lo, hi):
+    while hi > lo and _is_space(buf[hi - 1]):
+        hi -= 1
+    return hi
+
+
+@jit
+def _split_intern(src, lo, hi, single, key_mask, stamp, shift, mask, tkey, tid, tstamp, rep_start, rep_len, store,
+                  ids, k, n_vocab, n_store):
+    """Split ``src[lo:hi]`` on whitespace (every character a token if ``single``) and intern the tokens.
+
+    Code points are ASCII.  A token of up to ``_SHORT`` characters has an
+    exact key (its characters and length, packed); a longer one a 63-bit hash
+    (bit 63 set, ANDed with ``key_mask``) whose every hit is confirmed
+    against the id's first occurrence, kept in ``store``.  Local ids go to
+    ``ids[k:]``; returns ``(k, n_vocab, n_store)``.  (All in one loop body:
+    a per-token helper call, even inlined by numba, made this several times
+    slower.)
+    """
+    s = -1
+    for i in range(lo, hi + 1):
+        end = i == hi or _is_space(src[i])
+        if s >= 0 and (end or single):
+            length = i - s
+            if length <= _SHORT:
+                key = np.int64(length) << 56
+                for q in range(length):
+                    key |= np.int64(src[s + q]) << (8 * q)
+            else:
+                h = _FNV_OFFSET
+                for q in range(s, i):
+                    h = (h ^ np.uint64(src[q])) * _FNV_PRIME
+                key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+            slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+            while True:
+                if tstamp[slot] != stamp:
+                    tstamp[slot] = stamp
+                    tkey[slot] = key
+                    tid[slot] = n_vocab
+                    v = n_vocab
+                    n_vocab += 1
+                    if key < 0:  # keep a long token's characters for later comparisons
+                        rep_start[v] = n_store
+                        rep_len[v] = length
+                        for q in range(length):
+                            store[n_store + q] = src[s + q]
+                        n_store += length
+                    break
+                if tkey[slot] == key:
+                    v = tid[slot]
+                    if key >= 0:
+                        break
+                    if rep_len[v] == length:
+                        r = rep_start[v]
+                        same = True
+                        for q in range(length):
+                            if store[r + q] != src[s + q]:
+                                same = False
+                                break
+                        if same:
+                            break
+                slot = (slot + 1) & mask
+            ids[k] = v
+            k += 1
+            s = -1
+        if not end and s < 0:
+            s = i
+    return k, n_vocab, n_store
+
+
+@jit
+def _pair_bound(offsets, n_pairs, ref_ptr, p):
+    """Bytes of pair ``p``'s texts: a bound on its tokens and on their bytes."""
+    r0 = n_pairs + ref_ptr[p]
+    r1 = n_pairs + ref_ptr[p + 1]
+    return (offsets[p + 1] - offsets[p]) + (offsets[r1] - offsets[r0]) + 1
+
+
+@jit(parallel=True)
+def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
+    """Tokens per text and BLEU's clipped matches of every pair.
+
+    ``buf``/``offsets``: NUL-joined ASCII texts (:func:`vecscore.text.spans.encode_nul_separated`),
+    hypotheses ``0..n_pairs-1`` then the references of pair ``p`` at rows
+    ``n_pairs + ref_ptr[p] ..``.  Returns ``(lengths, correct)``: tokens per
+    text and ``correct[p, n-1]`` for orders ``1..max_order``.  ``key_mask``
+    is ANDed into hashed token keys (all ones; tests force collisions).
+    """
+    n_pairs = len(ref_ptr) - 1
+    n_texts = len(offsets) - 1
+    lengths = np.zeros(n_texts, np.int64)
+    correct = np.zeros((n_pairs, max_order), np.int64)
+    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 2048)))
+    for c in prange(len(bounds) - 1):
+        bound = 1
+        longest = 1
+        most_refs = 0
+        for p in range(bounds[c], bounds[c + 1]):
+            bound = max(bound, _pair_bound(offsets, n_pairs, ref_ptr, p))
+            most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
+            longest = max(longest, offsets[p + 1] - offsets[p])
+            for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
+                longest = max(longest, offsets[q + 1] - offsets[q])
+        size = 1 << _bits_for(bound)
+        tkey = np.empty(size, np.int64)
+        tid = np.empty(size, np.int64)
+        tstamp = np.full(size, -1, np.int64)
+        gkey = np.empty(size, np.int64)
+        gid_of = np.empty(size, np.int64)
+        gstamp = np.full(size, -1, np.int64)
+        rep_start = np.empty(bound, np.int64)
+        rep_len = np.empty(bound, np.int64)
+        store = np.empty(bound, np.int64)
+        ids = np.empty(bound, np.int64)
+        cur = np.empty(bound, np.int64)
+        nxt = np.empty(bound, np.int64)
+        hcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
+        rcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
+        rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
+        toff = np.empty(most_refs + 2, np.int64)
+        a = np.empty(GROWTH * (longest + 2) + 16, np.uint32)
+        b = np.empty(GROWTH * (longest + 2) + 16, np.uint32)
+        for p in range(bounds[c], bounds[c + 1]):
+            q0 = ref_ptr[p]
+            n_in = 1 + ref_ptr[p + 1] - q0
+            bits = _bits_for(_pair_bound(offsets, n_pairs, ref_ptr, p))
+            shift = 64 - bits
+            mask = (1 << bits) - 1
+            k = 0
+            n_vocab = 0
+            n_store = 0
+            toff[0] = 0
+            for t in range(n_in):
+                row = p if t == 0 else n_pairs + q0 + t - 1
+                lo = offsets[row]
+                hi = _rstrip(buf, lo, offsets[row + 1] - (1 if row + 1 < n_texts else 0))  # the NUL, then rstrip
+                if mode == MODE_13A:
+                    m, in_b = _pipeline_13a(buf, lo, hi, a, b)
+                    k, n_vocab, n_store = _split_intern(b if in_b else a, 0, m, False, key_mask, p, shift, mask, tkey, tid, tstamp,
+                                                        rep_start, rep_len, store, ids, k, n_vocab, n_store)
+                else:
+                    k, n_vocab, n_store = _split_intern(buf, lo, hi, mode == MODE_CHAR, key_mask, p, shift, mask,
+                                                        tkey, tid, tstamp, rep_start, rep_len, store, ids, k,
+                                                        n_vocab, n_store)
+                toff[t + 1] = k
+                lengths[row] = k - toff[t]
+            for j in range(k):
+                cur[j] = ids[j]
+            width = n_vocab
+            for n in range(1, max_order + 1):
+                if n > 1:
+                    if width * n_vocab <= DENSE_IDS:
+                        for t in range(n_in):
+                            _dense_next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
+                                              nxt[toff[t]:toff[t + 1]], n, n_vocab)
+                        width *= n_vocab
+                    else:
+                        g = 0
+                        stamp = p * (max_order + 1) + n
+                        for t in range(n_in):
+                            g = _next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
+                                            nxt[toff[t]:toff[t + 1]], n, n_vocab, t == 0, g, stamp, shift, mask,
+                                            gkey, gid_of, gstamp)
+                        width = g
+                    cur, nxt = nxt, cur
+                hg = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
+                for j in range(len(hg)):
+                    hcnt[hg[j]] += 1
+                matched = 0
+                for t in range(1, n_in):
+                    rg = cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])]
+                    matched += _raise_max(rg, hcnt, rcnt, rmax)
+                for t in range(1, n_in):
+                    rg = cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])]
+                    for j in range(len(rg)):
+                        if rg[j] >= 0:
+                            rmax[rg[j]] = 0
+                for j in range(len(hg)):
+                    hcnt[hg[j]] = 0
+                correct[p, n - 1] = matched
+    return lengths, correct
+
+
+@jit
+def _raise_max(rg, hcnt, rcnt, rmax):
+    """Count one reference's n-grams into ``rcnt`` and raise ``rmax``; returns the clipped matches gained.
+
+    ``sum_g min(hcnt[g], rmax[g])`` grows by one each time ``rmax[g]`` rises
+    to a value ``<= hcnt[g]``.  ``rcnt`` is all zero on entry and exit.
+    """
+    gained = 0
+    for j in range(len(rg)):
+        x = rg[j]
+        if x >= 0 and hcnt[x] > 0:
+            rcnt[x] += 1
+            if rcnt[x] > rmax[x]:
+                rmax[x] = rcnt[x]
+                gained += rmax[x] <= hcnt[x]
+    for j in range(len(rg)):
+        x = rg[j]
+        if x >= 0:
+            rcnt[x] = 0
+    return gained
