@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from tests.reference.skipgrams_py import skip_bigram_hits, skip_bigrams
 from vecscore.errors import VecscoreError
+from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
 from vecscore.kernels.skipgrams import (
     UNI_ALL,
     UNI_NONE,
@@ -73,3 +74,32 @@ def test_validation():
         skip_bigram_keys(np.array([0]), np.array([0, 1]), np.array([0]), 2, 5)
     with pytest.raises(VecscoreError, match="dense token ids"):
         skip_bigram_keys(np.array([-1]), np.array([0, 1]), np.array([0]), 2, UNI_NONE)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hyps=st.lists(st.lists(st.integers(0, 400), max_size=40), min_size=1, max_size=5), data=st.data(),
+       gap=st.integers(-1, 4), uni=st.sampled_from([UNI_NONE, UNI_PERL, UNI_ALL]), vocab=st.sampled_from([6, 401]))
+def test_per_pair_kernel_matches_twin(hyps, data, gap, uni, vocab):
+    # vocab 401: pairs with more than 255 distinct tokens number their units through the hash table
+    hyps = [[t % vocab for t in h] for h in hyps]
+    nrefs = [data.draw(st.integers(1, 3)) for _ in hyps]
+    refs = [[t % vocab for t in data.draw(st.lists(st.integers(0, 400), max_size=40))] for _ in range(sum(nrefs))]
+    ids, off = _ragged(hyps + refs)
+    ptr = np.concatenate([[0], np.cumsum(nrefs)]).astype(np.int64)
+    totals = skip_bigram_totals(np.diff(off), gap, uni)
+    hits = pair_skip_bigram_hits(ids, off, len(hyps), ptr, vocab, gap, uni, totals)
+    owner = np.repeat(np.arange(len(hyps)), nrefs)
+    for q, r in enumerate(refs):
+        assert hits[q] == skip_bigram_hits(hyps[owner[q]], r, gap, MODES[uni])[0]
+
+
+def test_per_pair_kernel_hash_route_on_a_large_vocabulary():
+    rng = np.random.default_rng(5)
+    rows = [rng.integers(0, 3000, rng.integers(200, 400)).tolist() for _ in range(6)]
+    ids, off = _ragged(rows)
+    ptr = np.array([0, 2, 4], np.int64)  # two pairs, two references each
+    for gap, uni in ((4, UNI_PERL), (-1, UNI_ALL)):
+        totals = skip_bigram_totals(np.diff(off), gap, uni)
+        hits = pair_skip_bigram_hits(ids, off, 2, ptr, 3000, gap, uni, totals)
+        want, _, _ = skip_bigram_overlap(ids, off, 2, ptr, gap, uni)
+        assert np.array_equal(hits, want) and hits.sum() > 0

@@ -94,7 +94,8 @@ from vecscore.fscore import f_measure, safe_ratio
 from vecscore.kernels.lcs import union_lcs_hits_pairs
 from vecscore.kernels.rouge155 import segment_sum_seq
 from vecscore.kernels.segments import segment_argmax
-from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_overlap
+from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
+from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_totals
 from vecscore.kernels.wlcs import wlcs_perl_pairs
 from vecscore.results import RougeResult, Score
 from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
@@ -399,7 +400,10 @@ def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool) -> _St
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
     if spec.kind == "S":
         uni = (UNI_PERL if su_compat else UNI_ALL) if spec.su else UNI_NONE
-        hits, hyp, ref = skip_bigram_overlap(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, spec.gap, uni)
+        totals = skip_bigram_totals(lens, spec.gap, uni)
+        hits = pair_skip_bigram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
+                                     spec.gap, uni, totals)
+        hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
     if spec.kind == "L":
         hits = _lcs_hits(st)

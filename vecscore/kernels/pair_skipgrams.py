@@ -1,0 +1,162 @@
+"""Clipped skip-bigram hits (ROUGE-S / ROUGE-SU) one pair at a time.
+
+The same statistics as :func:`vecscore.kernels.skipgrams.skip_bigram_overlap`
+(whose module docstring defines the units, the gap and the unigram modes),
+without materializing a chunk's keys and sparse counts: for every pair, in a
+``prange`` loop over chunks of pairs,
+
+1. the pair's tokens get pair-local dense ids ``0 .. V-1``;
+2. a unit gets an exact integer key: ``a * V + b`` for the skip-bigram
+   ``(a, b)``, ``V * V + a`` for the unigram ``a``; while ``V * (V + 1)`` is
+   at most ``DENSE_UNITS`` the key itself indexes dense count arrays,
+   otherwise the hypothesis's units are numbered through a hash table (a
+   reference unit absent from it cannot be a hit);
+3. ``sum_g min(c_hyp(g), c_ref(g))`` comes from one pass over each
+   reference's units against the hypothesis counts.
+
+Memory: scratch for the largest text of a chunk (its units) and one
+``n_vocab`` id map per chunk; a pair is never split.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+from vecscore.kernels.ngrams import _chunks
+from vecscore.kernels.pair_rouge import _bits_for
+
+__all__ = ["pair_skip_bigram_hits", "DENSE_UNITS"]
+
+#: Largest dense unit-key range (``V * (V + 1)``, pair-local vocabulary ``V``).
+DENSE_UNITS = 1 << 16
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@jit
+def _units(lid, gap, unigrams, n_vocab_local, out):
+    """Keys of the units of one text (local ids ``lid``) in ``out``; returns how many."""
+    k = 0
+    n = len(lid)
+    base = n_vocab_local * n_vocab_local
+    for i in range(n):
+        a = lid[i]
+        if unigrams == 2 or (unigrams == 1 and i + 1 < n):
+            out[k] = base + a
+            k += 1
+        top = n if gap < 0 else min(n, i + gap + 2)
+        row = a * n_vocab_local
+        for j in range(i + 1, top):
+            out[k] = row + lid[j]
+            k += 1
+    return k
+
+
+@jit
+def _number(keys, insert, g, stamp, shift, mask, tkey, tid, tstamp):
+    """Replace ``keys`` by ids through the table (hypothesis: ``insert``; else -1 when absent); returns ``g``."""
+    for j in range(len(keys)):
+        key = keys[j]
+        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+        while True:
+            if tstamp[slot] != stamp:
+                if insert:
+                    tstamp[slot] = stamp
+                    tkey[slot] = key
+                    tid[slot] = g
+                    keys[j] = g
+                    g += 1
+                else:
+                    keys[j] = -1
+                break
+            if tkey[slot] == key:
+                keys[j] = tid[slot]
+                break
+            slot = (slot + 1) & mask
+    return g
+
+
+@jit(parallel=True)
+def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams, unit_totals):
+    """Clipped skip-bigram (and unigram) hits of every reference row with its hypothesis.
+
+    ``ids``/``offsets``: the ragged batch (hypotheses ``0..n_pairs-1``, then
+    the references, ``ref_ptr`` as in :class:`vecscore.batch.PairBatch`),
+    dense ids below ``n_vocab``.  ``unit_totals``: units per row
+    (:func:`vecscore.kernels.skipgrams.skip_bigram_totals`), which size the
+    scratch.  Returns int64 hits, one per reference row.
+    """
+    n_refs = ref_ptr[n_pairs]
+    hits = np.zeros(n_refs, np.int64)
+    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
+    for c in prange(len(bounds) - 1):
+        most_units = 1
+        most_hyp_units = 1
+        most_tokens = 1
+        for p in range(bounds[c], bounds[c + 1]):
+            most_hyp_units = max(most_hyp_units, unit_totals[p])
+            most_tokens = max(most_tokens, offsets[p + 1] - offsets[p])
+            for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
+                most_units = max(most_units, unit_totals[q])
+                most_tokens = max(most_tokens, offsets[q + 1] - offsets[q])
+        most_units = max(most_units, most_hyp_units)
+        loc = np.full(max(n_vocab, 1), -1, np.int64)
+        lid = np.empty(most_tokens, np.int64)
+        hyp_units = np.empty(most_hyp_units, np.int64)
+        ref_units = np.empty(most_units, np.int64)
+        size = 1 << _bits_for(most_hyp_units)
+        tkey = np.empty(size, np.int64)
+        tid = np.empty(size, np.int64)
+        tstamp = np.full(size, -1, np.int64)
+        hcnt = np.zeros(max(DENSE_UNITS, most_hyp_units), np.int32)
+        rcnt = np.zeros(max(DENSE_UNITS, most_hyp_units), np.int32)
+        for p in range(bounds[c], bounds[c + 1]):
+            r0 = n_pairs + ref_ptr[p]
+            r1 = n_pairs + ref_ptr[p + 1]
+            # 1. pair-local ids, in order of first occurrence over the pair's rows
+            v = 0
+            for row in range(r0 - 1, r1):
+                t = p if row == r0 - 1 else row
+                for j in range(offsets[t], offsets[t + 1]):
+                    if loc[ids[j]] < 0:
+                        loc[ids[j]] = v
+                        v += 1
+            dense = v * (v + 1) <= DENSE_UNITS
+            bits = _bits_for(unit_totals[p])
+            shift = 64 - bits
+            mask = (1 << bits) - 1
+            # 2. the hypothesis's units and counts
+            h = offsets[p + 1] - offsets[p]
+            for j in range(h):
+                lid[j] = loc[ids[offsets[p] + j]]
+            nh = _units(lid[:h], gap, unigrams, v, hyp_units)
+            hu = hyp_units[:nh]
+            if not dense:
+                _number(hu, True, 0, p, shift, mask, tkey, tid, tstamp)
+            for j in range(nh):
+                hcnt[hu[j]] += 1
+            # 3. each reference against them
+            for row in range(r0, r1):
+                m = offsets[row + 1] - offsets[row]
+                for j in range(m):
+                    lid[j] = loc[ids[offsets[row] + j]]
+                nr = _units(lid[:m], gap, unigrams, v, ref_units)
+                ru = ref_units[:nr]
+                if not dense:
+                    _number(ru, False, 0, p, shift, mask, tkey, tid, tstamp)
+                got = 0
+                for j in range(nr):
+                    x = ru[j]
+                    if x >= 0:
+                        rcnt[x] += 1
+                        got += rcnt[x] <= hcnt[x]
+                for j in range(nr):
+                    if ru[j] >= 0:
+                        rcnt[ru[j]] = 0
+                hits[row - n_pairs] = got
+            for j in range(nh):
+                hcnt[hu[j]] = 0
+            for row in range(r0 - 1, r1):
+                t = p if row == r0 - 1 else row
+                for j in range(offsets[t], offsets[t + 1]):
+                    loc[ids[j]] = -1
+    return hits
