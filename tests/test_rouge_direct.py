@@ -43,27 +43,29 @@ def _twin_stats(hyp: str, ref: str):
     return out
 
 
-def _kernel_stats(hyps, refs, key_mask=-1):
+def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4)):
     """``pair_rouge_stats`` on single-reference pairs: {metric: (hits, hyp_count, ref_count) arrays}."""
     buf, offsets, table, fold = rouge_score_bytes(list(hyps) + list(refs))
     ref_ptr = np.arange(len(hyps) + 1, dtype=np.int64)
-    orders = np.array([1, 2, 3, 4], np.int64)
-    lengths, hits, lcs = pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, True, key_mask)
+    lengths, hits, lcs = pair_rouge_stats(buf, offsets, table, fold, ref_ptr, np.array(orders, np.int64), True,
+                                          key_mask)
     n = len(hyps)
-    out = {f"rouge{k}": (hits[k - 1], np.maximum(lengths[:n] - k + 1, 0), np.maximum(lengths[n:] - k + 1, 0))
-           for k in (1, 2, 3, 4)}
+    out = {f"rouge{k}": (hits[i], np.maximum(lengths[:n] - k + 1, 0), np.maximum(lengths[n:] - k + 1, 0))
+           for i, k in enumerate(orders)}
     out["rougeL"] = (lcs, lengths[:n], lengths[n:])
     return out
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(_text, _text), min_size=1, max_size=8), st.booleans())
-def test_kernel_equals_counter_and_dp_twins(pairs, collide):
+@given(st.lists(st.tuples(_text, _text), min_size=1, max_size=8), st.booleans(),
+       st.sampled_from([(1, 2, 3, 4), (1, 2), (1,), (2,), (3,)]))
+def test_kernel_equals_counter_and_dp_twins(pairs, collide, orders):
+    # (1, 2), (1,) and (2,) take the one-pass unigram/bigram route, the others the order-by-order ids
     hyps, refs = [h for h, _ in pairs], [r for _, r in pairs]
-    got = _kernel_stats(hyps, refs, _COLLIDE if collide else -1)
+    got = _kernel_stats(hyps, refs, _COLLIDE if collide else -1, orders)
     for i, (h, r) in enumerate(pairs):
         want = _twin_stats(h, r)
-        for m in METRICS:
+        for m in [f"rouge{k}" for k in orders] + ["rougeL"]:
             assert tuple(int(a[i]) for a in got[m]) == want[m], (m, h, r)
 
 
@@ -148,3 +150,17 @@ def test_nul_offsets_find_texts_or_refuse():
     off = nul_offsets(np.frombuffer(big.encode(), np.uint8), 700_000)
     assert np.array_equal(off[:-1], np.arange(700_000) * 3)
     assert off[-1] == len(big)
+
+
+def test_large_pair_vocabularies_take_the_hashed_ids():
+    # more than 128 distinct tokens in a pair: bigram ids no longer fit the dense range
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(400)]
+    hyps = [" ".join(rng.choice(words, 300)) for _ in range(3)]
+    refs = [" ".join(rng.choice(words, 250)) for _ in range(3)]
+    for orders in ((1, 2), (2,), (1, 2, 3)):
+        got = _kernel_stats(hyps, refs, orders=orders)
+        for i, (h, r) in enumerate(zip(hyps, refs)):
+            want = _twin_stats(h, r)
+            for k in orders:
+                assert tuple(int(a[i]) for a in got[f"rouge{k}"]) == want[f"rouge{k}"]

@@ -195,6 +195,48 @@ def _clipped_hits(gid, hcnt, rcnt):
     return hits
 
 
+@jit
+def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, rcnt2, hits, q0):
+    """rouge1 and/or rouge2 hits of one pair in one pass per text (bigram id ``a * n_vocab + b``).
+
+    ``hits[0]`` gets the first requested order, ``hits[1]`` rouge2 when both
+    are asked for.  Count arrays are all zero on entry and exit.
+    """
+    h0 = toff[0]
+    h1 = toff[1]
+    for j in range(h0, h1):
+        a = ids[j]
+        hcnt[a] += 1
+        if want2 and j + 1 < h1:
+            hcnt2[a * n_vocab + ids[j + 1]] += 1
+    row2 = 1 if want1 else 0
+    for t in range(1, n_texts):
+        r0 = toff[t]
+        r1 = toff[t + 1]
+        got1 = 0
+        got2 = 0
+        for j in range(r0, r1):
+            a = ids[j]
+            rcnt[a] += 1
+            got1 += rcnt[a] <= hcnt[a]
+            if want2 and j + 1 < r1:
+                x = a * n_vocab + ids[j + 1]
+                rcnt2[x] += 1
+                got2 += rcnt2[x] <= hcnt2[x]
+        for j in range(r0, r1):
+            rcnt[ids[j]] = 0
+            if want2 and j + 1 < r1:
+                rcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
+        if want1:
+            hits[0, q0 + t - 1] = got1
+        if want2:
+            hits[row2, q0 + t - 1] = got2
+    for j in range(h0, h1):
+        hcnt[ids[j]] = 0
+        if want2 and j + 1 < h1:
+            hcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
+
+
 @jit(parallel=True)
 def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_mask=-1):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
@@ -234,6 +276,8 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
         nxt = np.empty(bound, np.int64)
         hcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
         rcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
+        hcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
+        rcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
         toff = np.empty(most_refs + 2, np.int64)
         mask1 = np.zeros(bound, np.uint64)
         slot = np.full(bound, -1, np.int64)
@@ -267,6 +311,10 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
                     else:
                         lcs[q0 + t - 1] = _lcs_long(x, y, slot)
             # 3. n-gram ids order by order; clipped hits for the requested orders
+            if 0 < max_order <= 2 and n_vocab * n_vocab <= DENSE_IDS:  # the common rouge1/rouge2: one pass
+                _uni_bi_hits(ids, toff, n_texts, n_vocab, orders[0] == 1, max_order == 2, hcnt, rcnt, hcnt2, rcnt2,
+                             hits, q0)
+                continue
             for j in range(k):
                 cur[j] = ids[j]
             oi = 0
