@@ -447,3 +447,14 @@ def test_bad_inputs_raise_vecscore_error():
 
     with pytest.raises(VecscoreError, match="split the texts"):
         check_table_size(h[1], h[2], h[1], h[2], np.array([0]), np.array([0]), limit=8)
+
+
+@settings(max_examples=max(N_EX // 4, 5), derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(st.tuples(st.lists(st.lists(st.integers(0, 4), max_size=90), min_size=1, max_size=3),
+                          st.lists(st.lists(st.integers(0, 4), max_size=90), min_size=1, max_size=3)),
+                min_size=1, max_size=3))
+def test_union_lcs_bit_rows_and_table_agree_across_64(pairs):
+    # hypothesis sentences of up to 90 tokens: <= 64 take the bit-parallel walk back, longer the table;
+    # a 5-symbol alphabet makes many ties, which the walk back must break as rouge-score does
+    assert union_of(pairs).tolist() == [union_lcs_hits(r, h) for h, r in pairs]

@@ -261,6 +261,47 @@ def _mark_lcs(r, h, t, mark):
 
 
 @jit
+def _zeros_below(v, j):
+    """Zero bits of ``v`` among its ``j`` lowest (``0 <= j <= 64``): the DP value ``t[i][j]`` of row ``v``."""
+    if j == 0:
+        return 0
+    low = v if j == 64 else v & ((np.uint64(1) << np.uint64(j)) - np.uint64(1))
+    return j - _popcount(low)
+
+
+@jit
+def _mark_lcs_bits(r, h, pm, rows, mark):
+    """:func:`_mark_lcs` for ``len(h) <= 64`` from Hyyro's bit-parallel rows.
+
+    ``pm[x]`` holds the bits ``j`` with ``h[j] == x`` (set by the caller);
+    row ``i``'s vector has a zero bit for every unit of LCS(r[:i], h[:j])
+    below bit ``j``, so the DP value ``t[i][j]`` is the number of zero bits
+    below ``j`` (:func:`_zeros_below`), and the same walk back as
+    :func:`_mark_lcs` runs on ``O(len(r))`` stored words instead of a
+    ``len(r) x len(h)`` table.  ``rows`` needs ``len(r) + 1`` words.
+    """
+    m = len(r)
+    n = len(h)
+    v = np.uint64(0xFFFFFFFFFFFFFFFF)
+    rows[0] = v
+    for i in range(m):
+        u = v & pm[r[i]]
+        v = (v + u) | (v & ~u)
+        rows[i + 1] = v
+    i = m
+    j = n
+    while i > 0 and j > 0:
+        if r[i - 1] == h[j - 1]:
+            i -= 1
+            j -= 1
+            mark[i] = 1
+        elif _zeros_below(rows[i], j - 1) > _zeros_below(rows[i - 1], j):
+            j -= 1
+        else:
+            i -= 1
+
+
+@jit
 def _add_budget(bud, b_ids, lo, hi, step):
     """Add ``step`` to ``bud[t]`` for every token ``t`` of ``b_ids[lo:hi]``."""
     for q in range(lo, hi):
@@ -293,6 +334,8 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
         hi = (c + 1) * k // n_chunks
         bud_h = np.zeros(vocab_size, np.int64)
         bud_r = np.zeros(vocab_size, np.int64)
+        pm = np.zeros(vocab_size, np.uint64)
+        rows = np.empty(0, np.uint64)
         table = np.empty(0, np.int32)
         mark = np.empty(0, np.uint8)
         for p in range(lo, hi):
@@ -311,29 +354,46 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
             _add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
             maxh = _longest_sentence(h_sent, hs0, hs1)
             maxr = _longest_sentence(r_sent, rs0, rs1)
-            need = (maxr + 1) * (maxh + 1)
-            if len(table) < need:
-                table = np.empty(need, np.int32)
-            if len(mark) < maxr:
-                mark = np.empty(maxr, np.uint8)
-            hits = 0
-            for s in range(rs0, rs1):
-                ref = r_ids[r_sent[s]:r_sent[s + 1]]
-                m = len(ref)
-                if m == 0:
+            if maxh > 64:
+                need = (maxr + 1) * (maxh + 1)
+                if len(table) < need:
+                    table = np.empty(need, np.int32)
+            if len(rows) < maxr + 1:
+                rows = np.empty(maxr + 1, np.uint64)
+            # marks over the whole reference: the union over hypothesis sentences is order-free
+            r_base = r_sent[rs0]
+            r_len = r_sent[rs1] - r_base
+            if len(mark) < r_len:
+                mark = np.empty(r_len, np.uint8)
+            mark[:r_len] = 0
+            for g in range(hs0, hs1):
+                hyp = h_ids[h_sent[g]:h_sent[g + 1]]
+                n = len(hyp)
+                if n == 0:
                     continue
-                mark[:m] = 0
-                for g in range(hs0, hs1):
-                    hyp = h_ids[h_sent[g]:h_sent[g + 1]]
-                    if len(hyp) > 0:
-                        _mark_lcs(ref, hyp, table, mark)
-                for j in range(m):
-                    if mark[j]:
-                        tok = ref[j]
-                        if bud_h[tok] > 0 and bud_r[tok] > 0:
-                            hits += 1
-                            bud_h[tok] -= 1
-                            bud_r[tok] -= 1
+                if n <= 64:
+                    for j in range(n):
+                        pm[hyp[j]] |= np.uint64(1) << np.uint64(j)
+                for s in range(rs0, rs1):
+                    ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                    if len(ref) == 0:
+                        continue
+                    if n <= 64:
+                        _mark_lcs_bits(ref, hyp, pm, rows, mark[r_sent[s] - r_base:])
+                    else:
+                        _mark_lcs(ref, hyp, table, mark[r_sent[s] - r_base:])
+                if n <= 64:
+                    for j in range(n):
+                        pm[hyp[j]] = np.uint64(0)
+            # hits in the reference's order (sentence by sentence), clipped by both budgets
+            hits = 0
+            for j in range(r_len):
+                if mark[j]:
+                    tok = r_ids[r_base + j]
+                    if bud_h[tok] > 0 and bud_r[tok] > 0:
+                        hits += 1
+                        bud_h[tok] -= 1
+                        bud_r[tok] -= 1
             out[p] = hits
             _clear_budget(bud_h, hb_ids, h_lo, h_hi)
             _clear_budget(bud_r, rb_ids, r_lo, r_hi)

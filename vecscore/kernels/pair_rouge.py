@@ -66,10 +66,11 @@ def _token_bound(offsets, n_pairs, ref_ptr, p):
 
 
 @jit
-def _tokenize_intern(buf, lo, hi, table, fold, key_mask, stamp, shift, mask,
+def _tokenize_intern(buf, lo, hi, cls, fold, key_mask, stamp, shift, mask,
                      tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab):
     """Tokenize ``buf[lo:hi]``; intern each token into the pair's table.
 
+    ``cls[b]`` is the folded byte ``b`` inside a token, 0 for a separator.
     Local ids go to ``ids[k:]``; returns ``(k, n_vocab)`` after the text.
     One pass over the bytes, indexed from 0 over a slice (a loop from a
     variable start keeps numba's negative-index check on every access).  A
@@ -84,12 +85,13 @@ def _tokenize_intern(buf, lo, hi, table, fold, key_mask, stamp, shift, mask,
     s = -1
     key = np.int64(0)
     for i in range(n + 1):
-        if i < n and table[text[i]] != 0:
+        c = cls[text[i]] if i < n else 0
+        if c != 0:
             if s < 0:
                 s = i
                 key = np.int64(0)
-            if i - s < _SHORT:
-                key |= np.int64(fold[text[i]]) << (8 * (i - s))
+            # past _SHORT bytes this scrambles the key, which is then replaced by the hash below
+            key |= np.int64(c) << ((8 * (i - s)) & 63)
             continue
         if s < 0:
             continue
@@ -250,6 +252,10 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
     n_pairs = len(ref_ptr) - 1
     n_refs = ref_ptr[n_pairs]
     lengths = np.zeros(n_pairs + n_refs, np.int64)
+    cls = np.zeros(256, np.uint8)  # the folded byte inside a token (never 0 there), 0 for a separator
+    for b in range(256):
+        if table[b] != 0:
+            cls[b] = max(fold[b], 1)
     n_orders = len(orders)
     max_order = orders[n_orders - 1] if n_orders > 0 else 0
     hits = np.zeros((n_orders, n_refs), np.int64)
@@ -294,7 +300,7 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
             toff[0] = 0
             for t in range(n_texts):
                 row = p if t == 0 else n_pairs + q0 + t - 1
-                k, n_vocab = _tokenize_intern(buf, offsets[row], offsets[row + 1], table, fold, key_mask, p, shift, mask,
+                k, n_vocab = _tokenize_intern(buf, offsets[row], offsets[row + 1], cls, fold, key_mask, p, shift, mask,
                                               tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
