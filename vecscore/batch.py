@@ -351,7 +351,7 @@ def _tokenize_by_line(rows, tokenizer, lowercase):
     return TokenSpans(spans.buf, spans.starts, spans.ends, spans.offsets[line_ptr], spans.fold), flags
 
 
-def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray) -> None:
+def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray, stacklevel: int = 3) -> None:
     """One warning for the non-blank texts that the tokenizer reduced to zero tokens (``lengths``: tokens per row)."""
     empty = np.flatnonzero(lengths == 0)
     if empty.size == 0:
@@ -363,5 +363,5 @@ def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray) -> None:
             f"{rows[lost[0]]!r:.40}); they score 0. For Chinese, Japanese or Korean text use tokenizer='char' or "
             "tokenizer='cjk' (or 'jieba' for Chinese words).",
             EmptyTokenizationWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )

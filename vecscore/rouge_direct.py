@@ -56,8 +56,8 @@ def direct_stats(hyps, refs, parsed, *, refs_layout: str = "per-example", warn_e
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)
     lengths, hits, lcs = pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs)
-    if warn_empty:
-        warn_empty_rows(rows, lengths)
+    if warn_empty:  # attributed to the caller of rouge() (this, rouge, its workers= wrapper)
+        warn_empty_rows(rows, lengths, stacklevel=5)
     hyp_len, ref_len = lengths[:n], lengths[n:]
     out = []
     for kind, param in parsed:
