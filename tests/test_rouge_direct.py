@@ -164,3 +164,12 @@ def test_large_pair_vocabularies_take_the_hashed_ids():
             want = _twin_stats(h, r)
             for k in orders:
                 assert tuple(int(a[i]) for a in got[f"rouge{k}"]) == want[f"rouge{k}"]
+
+
+def test_nul_offsets_word_at_a_time_at_any_alignment():
+    rng = np.random.default_rng(0)
+    raw = rng.choice(np.array([0, 97, 98], np.uint8), 3_000_009, p=[0.1, 0.45, 0.45])
+    for shift in range(9):  # the buffer's start moves through every alignment
+        b = raw[shift:]
+        want = np.concatenate([[0], np.flatnonzero(b == 0) + 1, [len(b)]])
+        assert np.array_equal(nul_offsets(b, len(want) - 1), want)
