@@ -7,8 +7,8 @@ ratio, and the numba thread count.  Tokenization is always included: every
 timed call starts from Python strings.  vecscore is timed after one warm-up
 call (kernel compilation is a one-off cost, cached on disk), best of
 ``--repeat`` runs; an anchor timed on a subset of the same pairs gets the
-best of ``--anchor-repeat`` runs (corpus-level sacreBLEU and the Perl script,
-which take minutes or spawn processes, run once).
+best of ``--anchor-repeat`` runs, and so does the Perl script; corpus-level
+sacreBLEU, which takes minutes, runs once.
 """
 from __future__ import annotations
 
@@ -144,8 +144,8 @@ def main(argv=None) -> int:
     p.add_argument("--oracle-pairs", type=int, default=5_000)
     p.add_argument("--repeat", type=int, default=3, help="vecscore: best of this many timed runs")
     p.add_argument("--anchor-repeat", type=int, default=3,
-                   help="anchors timed on a subset (rouge-score, sentence-level sacreBLEU): best of this many runs "
-                        "(corpus sacreBLEU and the Perl script run once)")
+                   help="anchors (rouge-score and sentence-level sacreBLEU on a subset, the Perl script): best of "
+                        "this many runs (corpus-level sacreBLEU, minutes a run, runs once)")
     p.add_argument("--tune-memory", action="store_true",
                    help="after the default run, call vecscore.tune_memory() (as the CLI does) and time vecscore again")
     args = p.parse_args(argv)
