@@ -27,8 +27,8 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.bleu_tokenize import GROWTH, _pipeline_13a
-from vecscore.kernels.ngrams import _chunks
-from vecscore.kernels.pair_rouge import DENSE_IDS, _bits_for, _dense_next_order, _next_order
+from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.kernels.pair_rouge import DENSE_IDS, next_order, pair_scratch
 
 __all__ = ["pair_bleu_counts", "FAST_MODES"]
 
@@ -154,21 +154,8 @@ def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
             longest = max(longest, offsets[p + 1] - offsets[p])
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
                 longest = max(longest, offsets[q + 1] - offsets[q])
-        size = 1 << _bits_for(bound)
-        tkey = np.empty(size, np.int64)
-        tid = np.empty(size, np.int64)
-        tstamp = np.full(size, -1, np.int64)
-        gkey = np.empty(size, np.int64)
-        gid_of = np.empty(size, np.int64)
-        gstamp = np.full(size, -1, np.int64)
-        rep_start = np.empty(bound, np.int64)
-        rep_len = np.empty(bound, np.int64)
+        tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
         store = np.empty(bound, np.int64)
-        ids = np.empty(bound, np.int64)
-        cur = np.empty(bound, np.int64)
-        nxt = np.empty(bound, np.int64)
-        hcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
-        rcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
         rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
         toff = np.empty(most_refs + 2, np.int64)
         a = np.empty(GROWTH * (longest + 2) + 16, np.uint32)
@@ -176,7 +163,7 @@ def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
             n_in = 1 + ref_ptr[p + 1] - q0
-            bits = _bits_for(_pair_bound(offsets, n_pairs, ref_ptr, p))
+            bits = _table_bits(_pair_bound(offsets, n_pairs, ref_ptr, p))
             shift = 64 - bits
             mask = (1 << bits) - 1
             k = 0
@@ -202,19 +189,8 @@ def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
             width = n_vocab
             for n in range(1, max_order + 1):
                 if n > 1:
-                    if width * n_vocab <= DENSE_IDS:
-                        for t in range(n_in):
-                            _dense_next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
-                                              nxt[toff[t]:toff[t + 1]], n, n_vocab)
-                        width *= n_vocab
-                    else:
-                        g = 0
-                        stamp = p * (max_order + 1) + n
-                        for t in range(n_in):
-                            g = _next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
-                                            nxt[toff[t]:toff[t + 1]], n, n_vocab, t == 0, g, stamp, shift, mask,
-                                            gkey, gid_of, gstamp)
-                        width = g
+                    width = next_order(cur, nxt, ids, toff, n_in, n, n_vocab, width, p * (max_order + 1) + n,
+                                       shift, mask, gkey, gid_of, gstamp)
                     cur, nxt = nxt, cur
                 hg = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
                 for j in range(len(hg)):

@@ -34,7 +34,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.lcs import _lcs_long, _lcs_short
-from vecscore.kernels.ngrams import _chunks
+from vecscore.kernels.ngrams import _chunks, _table_bits
 
 __all__ = ["pair_rouge_stats"]
 
@@ -45,15 +45,6 @@ _SHORT = 7  # tokens of up to 7 bytes have exact keys
 #: n-gram ids below this are the n-gram's tokens as a number in base ``n_vocab``
 #: (no table); past it, n-grams are numbered through a hash table.
 DENSE_IDS = 1 << 14
-
-
-@jit
-def _bits_for(n):
-    """Bits of an open-addressing table for ``n`` keys (at most half full)."""
-    bits = 4
-    while (1 << bits) < 2 * n:
-        bits += 1
-    return bits
 
 
 @jit
@@ -135,22 +126,18 @@ def _tokenize_intern(buf, lo, hi, cls, fold, key_mask, stamp, shift, mask,
 
 
 @jit
-def _next_order(cur, ids, nxt, n, n_vocab, insert, g, stamp, shift, mask, tkey, tid, tstamp):
-    """Ids of one text's order-``n`` n-grams from those of order ``n - 1``.
+def number_keys(keys, insert, g, stamp, shift, mask, tkey, tid, tstamp):
+    """Replace exact int64 ``keys`` (>= 0; -1 passes through) by dense ids through a stamped table.
 
-    ``cur[j]`` is the id of the ``(n-1)``-gram starting at token ``j`` (-1:
-    not in the hypothesis) and ``ids`` the token ids (``< n_vocab``), so
-    ``cur[j] * n_vocab + last`` is an exact key.  ``nxt[j]`` gets the id of
-    the ``n``-gram starting at ``j``.  The hypothesis (``insert``) adds its
-    n-grams to the table, numbered from ``g``; a reference only looks them
-    up (-1 when absent: it cannot be a hit).  Returns the new ``g``.
+    The hypothesis's keys (``insert``) are numbered from ``g`` on; another
+    text's keys only look them up, -1 when absent (they cannot be a hit).
+    Entries whose ``tstamp`` is not ``stamp`` are free, so a table is reused
+    across pairs without clearing.  Returns the new ``g``.
     """
-    for j in range(len(cur) - n + 1):
-        prefix = cur[j]
-        if prefix < 0:
-            nxt[j] = -1
+    for j in range(len(keys)):
+        key = keys[j]
+        if key < 0:
             continue
-        key = prefix * n_vocab + ids[j + n - 1]
         slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
         while True:
             if tstamp[slot] != stamp:
@@ -158,24 +145,61 @@ def _next_order(cur, ids, nxt, n, n_vocab, insert, g, stamp, shift, mask, tkey, 
                     tstamp[slot] = stamp
                     tkey[slot] = key
                     tid[slot] = g
-                    nxt[j] = g
+                    keys[j] = g
                     g += 1
                 else:
-                    nxt[j] = -1
+                    keys[j] = -1
                 break
             if tkey[slot] == key:
-                nxt[j] = tid[slot]
+                keys[j] = tid[slot]
                 break
             slot = (slot + 1) & mask
     return g
 
 
 @jit
-def _dense_next_order(cur, ids, nxt, n, n_vocab):
-    """Like :func:`_next_order` with the key itself as the id (when ids stay below ``DENSE_IDS``)."""
+def _gram_keys(cur, ids, nxt, n, n_vocab):
+    """Exact keys of one text's order-``n`` n-grams: ``cur[j] * n_vocab + ids[j + n - 1]``.
+
+    ``cur[j]`` is the id of the ``(n-1)``-gram at ``j`` (-1: absent from the
+    hypothesis, and so is the n-gram) and token ids are below ``n_vocab``.
+    """
     for j in range(len(cur) - n + 1):
         prefix = cur[j]
         nxt[j] = prefix * n_vocab + ids[j + n - 1] if prefix >= 0 else -1
+
+
+@jit
+def next_order(cur, nxt, ids, toff, n_texts, n, n_vocab, width, stamp, shift, mask, gkey, gid_of, gstamp):
+    """Ids of the order-``n`` n-grams of a pair's texts (text 0: the hypothesis) into ``nxt``.
+
+    ``cur`` holds the order ``n - 1`` ids, all below ``width``.  While
+    ``width * n_vocab <= DENSE_IDS`` an n-gram's key is its id; past that,
+    keys are numbered through the table (:func:`number_keys`).  Returns the
+    bound on the new ids.
+    """
+    dense = width * n_vocab <= DENSE_IDS
+    g = 0
+    for t in range(n_texts):
+        lo = toff[t]
+        hi = toff[t + 1]
+        _gram_keys(cur[lo:hi], ids[lo:hi], nxt[lo:hi], n, n_vocab)
+        if not dense:
+            g = number_keys(nxt[lo:max(hi - n + 1, lo)], t == 0, g, stamp, shift, mask, gkey, gid_of, gstamp)
+    return width * n_vocab if dense else g
+
+
+@jit
+def pair_scratch(bound):
+    """Scratch for pairs of up to ``bound`` tokens: the token and n-gram tables (all slots
+    free), first-occurrence records, token and n-gram id rows, and the count arrays (all zero)."""
+    size = 1 << _table_bits(bound)
+    counts = max(bound, DENSE_IDS)
+    return (np.empty(size, np.int64), np.empty(size, np.int64), np.full(size, -1, np.int64),
+            np.empty(size, np.int64), np.empty(size, np.int64), np.full(size, -1, np.int64),
+            np.empty(bound, np.int64), np.empty(bound, np.int64),
+            np.empty(bound, np.int64), np.empty(bound, np.int64), np.empty(bound, np.int64),
+            np.zeros(counts, np.int32), np.zeros(counts, np.int32))
 
 
 @jit
@@ -268,20 +292,7 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
         for p in range(bounds[c], bounds[c + 1]):
             bound = max(bound, _token_bound(offsets, n_pairs, ref_ptr, p))
             most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
-        size = 1 << _bits_for(bound)
-        tkey = np.empty(size, np.int64)
-        tid = np.empty(size, np.int64)
-        tstamp = np.full(size, -1, np.int64)
-        gkey = np.empty(size, np.int64)
-        gid_of = np.empty(size, np.int64)
-        gstamp = np.full(size, -1, np.int64)
-        rep_start = np.empty(bound, np.int64)
-        rep_len = np.empty(bound, np.int64)
-        ids = np.empty(bound, np.int64)
-        cur = np.empty(bound, np.int64)
-        nxt = np.empty(bound, np.int64)
-        hcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
-        rcnt = np.zeros(max(bound, DENSE_IDS), np.int32)
+        tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
         hcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
         rcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
         toff = np.empty(most_refs + 2, np.int64)
@@ -291,7 +302,7 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
             q0 = ref_ptr[p]
             q1 = ref_ptr[p + 1]
             n_texts = 1 + q1 - q0
-            bits = _bits_for(_token_bound(offsets, n_pairs, ref_ptr, p))
+            bits = _table_bits(_token_bound(offsets, n_pairs, ref_ptr, p))
             shift = 64 - bits
             mask = (1 << bits) - 1
             # 1. tokens -> pair-local ids (text 0 is the hypothesis)
@@ -327,19 +338,8 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
             width = n_vocab  # the ids of the current order are below width
             for n in range(1, max_order + 1):
                 if n > 1:
-                    if width * n_vocab <= DENSE_IDS:
-                        for t in range(n_texts):
-                            _dense_next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
-                                              nxt[toff[t]:toff[t + 1]], n, n_vocab)
-                        width *= n_vocab
-                    else:
-                        g = 0
-                        stamp = p * (max_order + 1) + n
-                        for t in range(n_texts):
-                            g = _next_order(cur[toff[t]:toff[t + 1]], ids[toff[t]:toff[t + 1]],
-                                            nxt[toff[t]:toff[t + 1]], n, n_vocab, t == 0, g, stamp, shift, mask,
-                                            gkey, gid_of, gstamp)
-                        width = g
+                    width = next_order(cur, nxt, ids, toff, n_texts, n, n_vocab, width, p * (max_order + 1) + n,
+                                       shift, mask, gkey, gid_of, gstamp)
                     cur, nxt = nxt, cur
                 if orders[oi] != n:
                     continue

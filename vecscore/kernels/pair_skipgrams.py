@@ -22,14 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks
-from vecscore.kernels.pair_rouge import _bits_for
+from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.kernels.pair_rouge import number_keys
 
 __all__ = ["pair_skip_bigram_hits", "DENSE_UNITS"]
 
 #: Largest dense unit-key range (``V * (V + 1)``, pair-local vocabulary ``V``).
 DENSE_UNITS = 1 << 16
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @jit
@@ -49,30 +48,6 @@ def _units(lid, gap, unigrams, n_vocab_local, out):
             out[k] = row + lid[j]
             k += 1
     return k
-
-
-@jit
-def _number(keys, insert, g, stamp, shift, mask, tkey, tid, tstamp):
-    """Replace ``keys`` by ids through the table (hypothesis: ``insert``; else -1 when absent); returns ``g``."""
-    for j in range(len(keys)):
-        key = keys[j]
-        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-        while True:
-            if tstamp[slot] != stamp:
-                if insert:
-                    tstamp[slot] = stamp
-                    tkey[slot] = key
-                    tid[slot] = g
-                    keys[j] = g
-                    g += 1
-                else:
-                    keys[j] = -1
-                break
-            if tkey[slot] == key:
-                keys[j] = tid[slot]
-                break
-            slot = (slot + 1) & mask
-    return g
 
 
 @jit(parallel=True)
@@ -103,7 +78,7 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
         lid = np.empty(most_tokens, np.int64)
         hyp_units = np.empty(most_hyp_units, np.int64)
         ref_units = np.empty(most_units, np.int64)
-        size = 1 << _bits_for(most_hyp_units)
+        size = 1 << _table_bits(most_hyp_units)
         tkey = np.empty(size, np.int64)
         tid = np.empty(size, np.int64)
         tstamp = np.full(size, -1, np.int64)
@@ -121,7 +96,7 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
                         loc[ids[j]] = v
                         v += 1
             dense = v * (v + 1) <= DENSE_UNITS
-            bits = _bits_for(unit_totals[p])
+            bits = _table_bits(unit_totals[p])
             shift = 64 - bits
             mask = (1 << bits) - 1
             # 2. the hypothesis's units and counts
@@ -131,7 +106,7 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
             nh = _units(lid[:h], gap, unigrams, v, hyp_units)
             hu = hyp_units[:nh]
             if not dense:
-                _number(hu, True, 0, p, shift, mask, tkey, tid, tstamp)
+                number_keys(hu, True, 0, p, shift, mask, tkey, tid, tstamp)
             for j in range(nh):
                 hcnt[hu[j]] += 1
             # 3. each reference against them
@@ -142,7 +117,7 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
                 nr = _units(lid[:m], gap, unigrams, v, ref_units)
                 ru = ref_units[:nr]
                 if not dense:
-                    _number(ru, False, 0, p, shift, mask, tkey, tid, tstamp)
+                    number_keys(ru, False, 0, p, shift, mask, tkey, tid, tstamp)
                 got = 0
                 for j in range(nr):
                     x = ru[j]
