@@ -20,17 +20,10 @@ from numba import njit, prange  # noqa: E402, F401  (prange re-exported for kern
 __all__ = ["jit", "prange"]
 
 
-def jit(fn=None, *, parallel: bool = False, inline: bool = False):
-    """Decorate ``fn`` as a lazily compiled, disk-cached numba kernel.
-
-    ``inline=True`` inlines a per-token helper into its callers in numba's
-    own IR: a plain call passes every array as a reference-counted structure,
-    which costs more than a small helper's work.
-    """
+def jit(fn=None, *, parallel: bool = False):
+    """Decorate ``fn`` as a lazily compiled, disk-cached numba kernel."""
 
     def wrap(f):
-        if inline:
-            return njit(cache=True, nogil=True, inline="always")(f)
         return njit(cache=True, nogil=True, parallel=parallel)(f)
 
     return wrap if fn is None else wrap(fn)
