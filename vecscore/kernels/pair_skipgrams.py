@@ -23,7 +23,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.pair_rouge import number_keys
+from vecscore.kernels.pair_rouge import _clipped_hits, number_keys
 
 __all__ = ["pair_skip_bigram_hits", "DENSE_UNITS"]
 
@@ -48,6 +48,23 @@ def _units(lid, gap, unigrams, n_vocab_local, out):
             out[k] = row + lid[j]
             k += 1
     return k
+
+
+@jit
+def _text_units(ids, lo, hi, loc, lid, gap, unigrams, n_vocab_local, out, dense, insert,
+                stamp, shift, mask, tkey, tid, tstamp):
+    """Unit ids of the text ``ids[lo:hi]`` in ``out`` (pair-local ids through ``loc``); returns how many.
+
+    Dense keys are the ids; otherwise they are numbered through the pair's
+    table (:func:`vecscore.kernels.pair_rouge.number_keys`: the hypothesis
+    inserts, a reference looks up, -1 when absent).
+    """
+    for j in range(hi - lo):
+        lid[j] = loc[ids[lo + j]]
+    n = _units(lid[:hi - lo], gap, unigrams, n_vocab_local, out)
+    if not dense:
+        number_keys(out[:n], insert, 0, stamp, shift, mask, tkey, tid, tstamp)
+    return n
 
 
 @jit(parallel=True)
@@ -100,34 +117,16 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
             shift = 64 - bits
             mask = (1 << bits) - 1
             # 2. the hypothesis's units and counts
-            h = offsets[p + 1] - offsets[p]
-            for j in range(h):
-                lid[j] = loc[ids[offsets[p] + j]]
-            nh = _units(lid[:h], gap, unigrams, v, hyp_units)
+            nh = _text_units(ids, offsets[p], offsets[p + 1], loc, lid, gap, unigrams, v, hyp_units, dense, True,
+                             p, shift, mask, tkey, tid, tstamp)
             hu = hyp_units[:nh]
-            if not dense:
-                number_keys(hu, True, 0, p, shift, mask, tkey, tid, tstamp)
             for j in range(nh):
                 hcnt[hu[j]] += 1
             # 3. each reference against them
             for row in range(r0, r1):
-                m = offsets[row + 1] - offsets[row]
-                for j in range(m):
-                    lid[j] = loc[ids[offsets[row] + j]]
-                nr = _units(lid[:m], gap, unigrams, v, ref_units)
-                ru = ref_units[:nr]
-                if not dense:
-                    number_keys(ru, False, 0, p, shift, mask, tkey, tid, tstamp)
-                got = 0
-                for j in range(nr):
-                    x = ru[j]
-                    if x >= 0:
-                        rcnt[x] += 1
-                        got += rcnt[x] <= hcnt[x]
-                for j in range(nr):
-                    if ru[j] >= 0:
-                        rcnt[ru[j]] = 0
-                hits[row - n_pairs] = got
+                nr = _text_units(ids, offsets[row], offsets[row + 1], loc, lid, gap, unigrams, v, ref_units, dense,
+                                 False, p, shift, mask, tkey, tid, tstamp)
+                hits[row - n_pairs] = _clipped_hits(ref_units[:nr], hcnt, rcnt)
             for j in range(nh):
                 hcnt[hu[j]] = 0
             for row in range(r0 - 1, r1):
