@@ -20,12 +20,14 @@ from tests.reference.rouge_n_py import rouge_n_counts
 from tests.reference.tokenize_py import rouge_score_tokens
 from vecscore import VecscoreError
 from vecscore.batch import build_batch
+from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
 from vecscore.rouge import metric_stats, parse_metric
-from vecscore.rouge_direct import direct_applicable, direct_stats
+from vecscore.pair_rows import pair_rows
+from vecscore.rouge_direct import _lowered_utf8, direct_applicable, direct_stats
 from vecscore.text.spans import ascii_view
-from vecscore.text.tokenizers import rouge_score_bytes
+from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
 # long tokens (> 7 bytes, hashed keys), case, digits, punctuation, non-ASCII, NUL
 _WORDS = ["a", "A", "bb", "the", "The", "cat", "x9", "Zz", "long-word", "abcdefgh", "ABCDEFGH", "abcdefgi",
@@ -45,10 +47,9 @@ def _twin_stats(hyp: str, ref: str):
 
 def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4)):
     """``pair_rouge_stats`` on single-reference pairs: {metric: (hits, hyp_count, ref_count) arrays}."""
-    buf, offsets, table, fold = rouge_score_bytes(list(hyps) + list(refs))
-    ref_ptr = np.arange(len(hyps) + 1, dtype=np.int64)
-    lengths, hits, lcs = pair_rouge_stats(buf, offsets, table, fold, ref_ptr, np.array(orders, np.int64), True,
-                                          key_mask)
+    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", _lowered_utf8)
+    lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
+                                          np.array(orders, np.int64), True, key_mask)
     n = len(hyps)
     out = {f"rouge{k}": (hits[i], np.maximum(lengths[:n] - k + 1, 0), np.maximum(lengths[n:] - k + 1, 0))
            for i, k in enumerate(orders)}

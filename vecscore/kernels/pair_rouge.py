@@ -4,9 +4,10 @@ The fast path of :func:`vecscore.rouge` for byte-run tokenizers (tokens are
 maximal runs of bytes ``b`` with ``table[b] != 0``, compared after mapping
 every byte through ``fold``) when no vocabulary transform is asked for.
 
-Input: ``buf`` (uint8, all texts), ``offsets`` (int64, ``n_texts + 1``):
-hypotheses are texts ``0..n_pairs-1``, the references of pair ``p`` are texts
-``n_pairs + ref_ptr[p] .. n_pairs + ref_ptr[p + 1] - 1``.
+Input: the texts' bytes by address, ``addrs`` and ``lens`` (int64, one per
+text; :mod:`vecscore.text.in_place`): hypotheses are texts ``0..n_pairs-1``,
+the references of pair ``p`` are texts ``n_pairs + ref_ptr[p] ..
+n_pairs + ref_ptr[p + 1] - 1``.
 
 For every pair, in a ``prange`` loop over chunks of pairs, with scratch sized
 by the chunk's largest pair (memory is bounded by a pair, never the corpus):
@@ -35,6 +36,7 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.kernels.lcs import _lcs_long, _lcs_short
 from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.text.in_place import text_at
 
 __all__ = ["pair_rouge_stats"]
 
@@ -48,72 +50,94 @@ DENSE_IDS = 1 << 14
 
 
 @jit
-def _token_bound(offsets, n_pairs, ref_ptr, p):
-    """An upper bound on the tokens of pair ``p`` (a token and a separator take 2 bytes)."""
-    r0 = n_pairs + ref_ptr[p]
-    r1 = n_pairs + ref_ptr[p + 1]
-    n_texts = 1 + r1 - r0
-    return ((offsets[p + 1] - offsets[p]) + (offsets[r1] - offsets[r0]) + n_texts) // 2 + 1
+def _pair_bytes(lens, n_pairs, ref_ptr, p):
+    """Bytes in pair ``p``'s texts."""
+    total = lens[p]
+    for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
+        total += lens[q]
+    return total
 
 
 @jit
-def _tokenize_intern(buf, lo, hi, cls, fold, key_mask, stamp, shift, mask,
+def _token_bound(lens, n_pairs, ref_ptr, p):
+    """An upper bound on the tokens of pair ``p`` (a token and a separator take 2 bytes)."""
+    n_texts = 1 + ref_ptr[p + 1] - ref_ptr[p]
+    return (_pair_bytes(lens, n_pairs, ref_ptr, p) + n_texts) // 2 + 1
+
+
+@jit
+def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
                      tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab):
-    """Tokenize ``buf[lo:hi]``; intern each token into the pair's table.
+    """Tokenize the ``n`` bytes at ``addr``; intern each token into the pair's table.
 
     ``cls[b]`` is the folded byte ``b`` inside a token, 0 for a separator.
     Local ids go to ``ids[k:]``; returns ``(k, n_vocab)`` after the text.
-    One pass over the bytes, indexed from 0 over a slice (a loop from a
-    variable start keeps numba's negative-index check on every access).  A
+    One pass over the bytes, indexed from 0 (a loop from a variable start
+    keeps numba's negative-index check on every access).  A
     token of up to ``_SHORT`` bytes has an exact key (its folded bytes and
     length, packed as it is read); a longer one a 63-bit hash (bit 63 set),
     and a key hit there is confirmed by comparing the bytes with the id's
-    first occurrence.  ``key_mask`` is ANDed into every hashed key (all ones;
-    the tests keep a few bits to force collisions through the comparison).
+    first occurrence (``rep_start``: its address).  ``key_mask`` is ANDed into
+    every hashed key (all ones; the tests keep a few bits to force collisions
+    through the comparison).
     """
-    text = buf[lo:hi]
-    n = len(text)
+    text = text_at(addr, n)
     s = -1
     key = np.int64(0)
-    for i in range(n + 1):
-        c = cls[text[i]] if i < n else 0
-        if c != 0:
-            if s < 0:
-                s = i
-                key = np.int64(0)
-            # past _SHORT bytes this scrambles the key, which is then replaced by the hash below
-            key |= np.int64(c) << ((8 * (i - s)) & 63)
-            continue
-        if s < 0:
-            continue
+    i = 0
+    while True:
+        c = 0
+        while i < n:
+            c = cls[text[i]]
+            if c != 0:
+                break
+            i += 1
+        if i >= n:
+            break
+        # the folded bytes, packed 8 to a word as they are read; full words go into the hash
+        s = i
+        word = np.uint64(c)
+        h = _FNV_OFFSET
+        j = 1
+        i += 1
+        while i < n:
+            c = cls[text[i]]
+            if c == 0:
+                break
+            if j == 8:
+                h = (h ^ word) * _FNV_PRIME
+                word = np.uint64(0)
+                j = 0
+            word |= np.uint64(c) << np.uint64(8 * j)
+            j += 1
+            i += 1
         length = i - s
         if length <= _SHORT:
-            key |= np.int64(length) << 56
+            key = np.int64(word) | (np.int64(length) << 56)
         else:
-            h = _FNV_OFFSET
-            for q in range(s, i):
-                h = (h ^ np.uint64(fold[text[q]])) * _FNV_PRIME
+            h = (h ^ word) * _FNV_PRIME
             key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
         slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
         while True:
-            if tstamp[slot] != stamp:
+            there = tkey[slot]
+            if there == 0:
                 v = n_vocab
                 n_vocab += 1
-                tstamp[slot] = stamp
                 tkey[slot] = key
                 tid[slot] = v
-                rep_start[v] = lo + s
+                tstamp[v] = slot
+                rep_start[v] = addr + s
                 rep_len[v] = length
                 break
-            if tkey[slot] == key:
+            if there == key:
                 v = tid[slot]
                 if key >= 0:
                     break
                 if rep_len[v] == length:
-                    r = rep_start[v]
+                    first = text_at(rep_start[v], length)
                     same = True
                     for q in range(length):
-                        if fold[text[s + q]] != fold[buf[r + q]]:
+                        if fold[text[s + q]] != fold[first[q]]:
                             same = False
                             break
                     if same:
@@ -121,7 +145,6 @@ def _tokenize_intern(buf, lo, hi, cls, fold, key_mask, stamp, shift, mask,
             slot = (slot + 1) & mask
         ids[k] = v
         k += 1
-        s = -1
     return k, n_vocab
 
 
@@ -264,7 +287,7 @@ def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, r
 
 
 @jit(parallel=True)
-def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_mask=-1):
+def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
 
     ``orders`` (int64, increasing, >= 1) are the ROUGE-N orders to count.
@@ -290,9 +313,10 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
         bound = 1
         most_refs = 0
         for p in range(bounds[c], bounds[c + 1]):
-            bound = max(bound, _token_bound(offsets, n_pairs, ref_ptr, p))
+            bound = max(bound, _token_bound(lens, n_pairs, ref_ptr, p))
             most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
         tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
+        tkey[:] = 0
         hcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
         rcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
         toff = np.empty(most_refs + 2, np.int64)
@@ -302,7 +326,7 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
             q0 = ref_ptr[p]
             q1 = ref_ptr[p + 1]
             n_texts = 1 + q1 - q0
-            bits = _table_bits(_token_bound(offsets, n_pairs, ref_ptr, p))
+            bits = _table_bits(_token_bound(lens, n_pairs, ref_ptr, p))
             shift = 64 - bits
             mask = (1 << bits) - 1
             # 1. tokens -> pair-local ids (text 0 is the hypothesis)
@@ -311,10 +335,12 @@ def pair_rouge_stats(buf, offsets, table, fold, ref_ptr, orders, want_lcs, key_m
             toff[0] = 0
             for t in range(n_texts):
                 row = p if t == 0 else n_pairs + q0 + t - 1
-                k, n_vocab = _tokenize_intern(buf, offsets[row], offsets[row + 1], cls, fold, key_mask, p, shift, mask,
+                k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
                                               tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
+            for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
+                tkey[tstamp[v]] = 0
             # 2. LCS of the hypothesis with each reference
             if want_lcs:
                 hyp = ids[toff[0]:toff[1]]

@@ -42,6 +42,8 @@ _ALNUM = np.zeros(256, np.uint8)  # [A-Za-z0-9]: case is folded when tokens are 
 _ALNUM[ord("a") : ord("z") + 1] = 1
 _ALNUM[ord("A") : ord("Z") + 1] = 1
 _ALNUM[ord("0") : ord("9") + 1] = 1
+#: the bytes inside rouge-score tokens (compared after ASCII lowercasing)
+ROUGE_SCORE_TABLE = _ALNUM
 _MODES = {"whitespace": MODE_WHITESPACE, "char": MODE_CHAR, "cjk": MODE_CJK}
 
 

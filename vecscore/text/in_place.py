@@ -1,0 +1,283 @@
+"""A batch of Python ``str`` read in place: no join, no encoding, no copy.
+
+CPython keeps a pure-ASCII ``str`` ("compact ASCII") as one object: a fixed
+header followed by its characters, one byte each.  So a batch of such strings
+is already a set of byte buffers; the per-pair kernels read them where they
+lie, through the addresses of the characters (:func:`text_at`).  Python's
+own work per call is one ``tuple(rows)`` snapshot, which also keeps every
+string alive while the kernels run without the GIL.
+
+Nothing here is guessed.  The offsets of the fields that matter (a tuple's
+item array; a ``str``'s type pointer, length and state bits, and where an
+ASCII string's characters start) are found once per process by probing
+strings built at run time, and then checked on a probe batch that mixes
+ASCII, non-ASCII and non-``str`` rows.  If anything disagrees (another
+Python implementation, another CPython layout), :func:`str_rows` returns
+``None`` and callers encode the batch instead (:func:`from_buffer`), with the
+same results.
+
+Every row is classified by :func:`str_rows`: ``ASCII`` (read in place),
+``NOT_STR`` (the caller's checked path names the row) or ``NON_ASCII`` (the
+caller encodes those rows itself and points them at the bytes, see
+:meth:`TextRows.patched`).
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from vecscore._jit import jit, prange
+
+__all__ = ["TextRows", "str_rows", "from_buffer", "text_at", "ASCII", "NOT_STR", "NON_ASCII"]
+
+ASCII = 0
+NOT_STR = 1
+NON_ASCII = 2
+
+
+@dataclass(frozen=True)
+class TextRows:
+    """Row ``i``'s bytes are the ``lens[i]`` bytes at address ``addrs[i]``; ``keep`` owns that memory."""
+
+    addrs: np.ndarray  # int64
+    lens: np.ndarray  # int64
+    kind: np.ndarray  # uint8: ASCII, NOT_STR or NON_ASCII
+    keep: tuple
+
+    def __len__(self) -> int:
+        return len(self.addrs)
+
+    def patched(self, rows: np.ndarray, blobs: list[bytes]) -> "TextRows":
+        """A copy in which row ``rows[j]`` reads ``blobs[j]`` (kind ``ASCII`` from then on)."""
+        addrs, lens, kind = self.addrs.copy(), self.lens.copy(), self.kind.copy()
+        if len(rows) == 0:
+            return TextRows(addrs, lens, kind, self.keep)
+        joined = np.frombuffer(b"".join(blobs) or b"\0", np.uint8)
+        sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
+        starts = np.zeros(len(blobs), np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        addrs[rows] = joined.ctypes.data + starts
+        lens[rows] = sizes
+        kind[rows] = ASCII
+        return TextRows(addrs, lens, kind, self.keep + (joined,))
+
+    @staticmethod
+    def concat(parts: list["TextRows"]) -> "TextRows":
+        return TextRows(
+            np.concatenate([p.addrs for p in parts]),
+            np.concatenate([p.lens for p in parts]),
+            np.concatenate([p.kind for p in parts]),
+            tuple(k for p in parts for k in p.keep),
+        )
+
+
+def from_buffer(buf: np.ndarray, offsets: np.ndarray, separator: bool = False) -> TextRows:
+    """Rows over an encoded buffer: row ``i`` is ``buf[offsets[i]:offsets[i + 1]]``, less one
+    trailing separator byte if ``separator`` (every row but the last, as NUL-joined texts have)."""
+    buf = np.ascontiguousarray(buf, dtype=np.uint8)
+    offsets = np.asarray(offsets, np.int64)
+    base = buf.ctypes.data if len(buf) else 0
+    lens = np.diff(offsets)
+    if separator and len(lens) > 1:
+        lens[:-1] -= 1
+    return TextRows(base + offsets[:-1], lens, np.zeros(len(lens), np.uint8), (buf,))
+
+
+# ---------------------------------------------------------------------------
+# Reading memory by address inside kernels
+
+
+@intrinsic
+def _voidptr(typingctx, addr):
+    """The int64 ``addr`` as a ``void *`` (for :func:`numba.carray`)."""
+    sig = types.voidptr(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:  # plain Python (the tests' coverage runs): ctypes views
+
+    def text_at(addr, n):
+        """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
+        if n == 0:
+            return np.zeros(0, np.uint8)
+        return np.frombuffer((ctypes.c_uint8 * int(n)).from_address(int(addr)), np.uint8)
+
+    def _words_at(addr, n):
+        return np.frombuffer((ctypes.c_int64 * int(n)).from_address(int(addr)), np.int64)
+
+    def word_at(addr):
+        """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
+        return np.int64(int.from_bytes(ctypes.string_at(int(addr), 8), "little", signed=True))
+
+else:
+
+    @jit
+    def text_at(addr, n):
+        """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
+        return numba.carray(_voidptr(addr), n, np.uint8)
+
+    @jit
+    def _words_at(addr, n):
+        return numba.carray(_voidptr(addr), n, np.int64)
+
+    @jit
+    def word_at(addr):
+        """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
+        return numba.carray(_voidptr(addr), 1, np.int64)[0]
+
+
+@jit(parallel=True)
+def _classify(items, str_type, type_off, len_off, state_off, ascii_bit, required, data_off):
+    """Addresses, lengths and kinds of the objects whose addresses are ``items``."""
+    n = len(items)
+    addrs = np.zeros(n, np.int64)
+    lens = np.zeros(n, np.int64)
+    kind = np.zeros(n, np.uint8)
+    for i in prange(n):
+        obj = items[i]
+        if _words_at(obj + type_off, 1)[0] != str_type:
+            kind[i] = NOT_STR
+            continue
+        state = _words_at(obj + state_off, 1)[0] & 0xFFFFFFFF
+        if (state & ascii_bit) == 0 or (state & required) != required:
+            kind[i] = NON_ASCII
+            continue
+        addrs[i] = obj + data_off
+        lens[i] = _words_at(obj + len_off, 1)[0]
+    return addrs, lens, kind
+
+
+# ---------------------------------------------------------------------------
+# The layout probe
+
+
+@dataclass(frozen=True)
+class _Layout:
+    items_off: int  # a tuple's first item pointer
+    type_off: int  # an object's type pointer
+    len_off: int  # a str's length
+    state_off: int  # a str's state bits (read as 32 bits)
+    ascii_bit: int
+    required: int  # state bits every probed str has (e.g. "compact")
+    data_off: int  # a compact ASCII str's first character
+
+
+def _words(obj, size: int) -> list[int]:
+    raw = ctypes.string_at(id(obj), size)
+    return [int.from_bytes(raw[o : o + 8], sys.byteorder, signed=True) for o in range(0, size - 7, 8)]
+
+
+def _fresh(text: str) -> str:
+    """A new (not interned, not cached) string equal to ``text``."""
+    return "".join([text[:1], text[1:]]) if len(text) > 1 else "".join(["", text, "x"])[:-1]
+
+
+def _find_layout() -> _Layout | None:
+    if sys.implementation.name != "cpython" or sys.byteorder != "little" or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    # a tuple's items: three consecutive pointers
+    objs = (object(), object(), object())
+    w = _words(objs, 96)
+    items = [8 * i for i in range(len(w) - 2) if w[i : i + 3] == [id(o) for o in objs]]
+    # compact ASCII strings: characters right after a fixed header
+    asc = [_fresh(f"vecscore probe {i} " + "ab" * (7 * i + 3)) for i in range(24)]
+    data = {sys.getsizeof(s) - len(s) - 1 for s in asc}
+    if len(items) != 1 or len(data) != 1:
+        return None
+    data_off = data.pop()
+    if not 16 <= data_off <= 256:
+        return None
+    heads = [_words(s, data_off) for s in asc]
+    type_off = [8 * i for i in range(len(heads[0])) if all(h[i] == id(str) for h in heads)]
+    len_off = [8 * i for i in range(len(heads[0])) if all(h[i] == len(s) for h, s in zip(heads, asc))]
+    if len(type_off) != 1 or len(len_off) != 1:
+        return None
+    # the state bits: one bit set in every ASCII string and clear in every other
+    wide = [_fresh(f"vecscore probe {i} " + c * (i + 2)) for i, c in enumerate("é\u0100\U0001f600" * 8)]
+    for s in asc + wide:
+        hash(s)
+    best = []
+    for off in range(0, data_off - 3, 4):
+        a = [int.from_bytes(ctypes.string_at(id(s) + off, 4), "little") for s in asc]
+        b = [int.from_bytes(ctypes.string_at(id(s) + off, 4), "little") for s in wide]
+        and_a, or_b, and_all = -1, 0, -1
+        for x in a:
+            and_a &= x
+        for x in b:
+            or_b |= x
+        for x in a + b:
+            and_all &= x
+        bits = and_a & ~or_b & 0xFFFFFFFF
+        if bits and bits & (bits - 1) == 0:
+            best.append((off, bits, and_all & 0xFFFFFFFF))
+    if len(best) != 1 or best[0][0] % 8 != 0:  # the state word is read as the low half of an 8-byte word
+        return None
+    off, bit, required = best[0]
+    return _Layout(items[0], type_off[0], len_off[0], off, bit, required, data_off)
+
+
+def _check(layout: _Layout) -> bool:
+    """Classify a probe batch with the kernel and compare with what Python says."""
+    class Sub(str):
+        pass
+
+    rows = tuple(
+        [_fresh("plain ascii"), "", "a", "interned", _fresh("caf\u00e9"), _fresh("\u0100x"), _fresh("\U0001f600y"),
+         3, None, b"bytes", Sub("subclass"), _fresh("tab\tand\nnewline\x00nul")]
+    )
+    got = _scan(rows, layout)
+    for i, r in enumerate(rows):
+        want = NOT_STR if type(r) is not str else (ASCII if r.isascii() else NON_ASCII)
+        if got.kind[i] != want:
+            return False
+        if want == ASCII and bytes(text_at(int(got.addrs[i]), int(got.lens[i]))) != r.encode("ascii"):
+            return False
+    return True
+
+
+_LAYOUT: list = []
+
+
+def _layout() -> _Layout | None:
+    if not _LAYOUT:
+        layout = None
+        try:
+            layout = _find_layout()
+            if layout is not None and not _check(layout):
+                layout = None
+        except Exception:  # pragma: no cover - any surprise means "encode instead"
+            layout = None
+        _LAYOUT.append(layout)
+    return _LAYOUT[0]
+
+
+def _scan(snap: tuple, layout: _Layout) -> TextRows:
+    n = len(snap)
+    if n == 0:
+        z = np.zeros(0, np.int64)
+        return TextRows(z, z.copy(), np.zeros(0, np.uint8), (snap,))
+    items = np.frombuffer((ctypes.c_int64 * n).from_address(id(snap) + layout.items_off), np.int64)
+    addrs, lens, kind = _classify(items, id(str), layout.type_off, layout.len_off, layout.state_off,
+                                  layout.ascii_bit, layout.required, layout.data_off)
+    return TextRows(addrs, lens, kind, (snap,))
+
+
+def str_rows(rows) -> TextRows | None:
+    """``rows`` (any sequence) read in place, every row classified; ``None`` where this
+    Python cannot be read in place (encode the texts then)."""
+    layout = _layout()
+    if layout is None:
+        return None
+    snap = rows if type(rows) is tuple else tuple(rows)
+    return _scan(snap, layout)
