@@ -14,7 +14,7 @@ from tests.reference.bleu_py import corpus_stats
 from vecscore.bleu import corpus_bleu, sentence_bleu
 from vecscore.bleu_direct import direct_stats
 from vecscore.kernels.pair_bleu import pair_bleu_counts
-from vecscore.text.spans import encode_nul_separated
+from vecscore.pair_rows import pair_rows
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
@@ -23,7 +23,8 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
 # long words (hashed token keys), repeated tokens; ASCII only (the fast path's domain)
 _PIECES = ["the", "The", "cat", "cat.", "a,b", "3.5", "3,5", "10-4", "x-y", "-", "--", "...", ",", "&amp;",
            "&amp;lt;", "&quot;", "<skipped>", "-\n", "\n", "\t", "'s", "(ok)", "$5", "U.S.", "abcdefgh",
-           "abcdefghij", "abcdefghik", "supercalifragilistic", "!", "?", ""]
+           "abcdefghij", "abcdefghik", "supercalifragilistic", "!", "?", "", "a\x00b", "1.", ".5", "a..b",
+           "a.,b", "5-", "-5", "x.-1", ",.", "9,", "e.g.", "3--4"]
 _text = st.lists(st.sampled_from(_PIECES), max_size=25).map(" ".join)
 _PREPROCESS = {"13a": Tokenizer13a(), "none": str, "char": None}
 
@@ -44,13 +45,11 @@ def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, coll
     sys_len, ref_len, correct, total = corpus_stats(
         [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
     )
-    buf, offsets = encode_nul_separated(hyps + [r for rs in refs for r in rs])
-    ref_ptr = np.zeros(len(refs) + 1, np.int64)
-    np.cumsum([len(rs) for rs in refs], out=ref_ptr[1:])
+    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
     mode = {"13a": 0, "none": 1, "char": 2}[tok]
     # key mask: bit 63 and two low bits, so every long token's key is one of four values
     mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
-    lengths, got = pair_bleu_counts(buf, offsets, ref_ptr, mode, order, mask)
+    lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, mode, order, mask)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist()
     assert np.array_equal(got, correct.T)
     s = direct_stats(hyps, refs, tokenize=tok, lowercase=False, max_order=order, brevity_penalty="closest",
@@ -58,13 +57,16 @@ def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, coll
     assert s.ref_len.tolist() == ref_len.tolist() and np.array_equal(s.total, total.T)
 
 
-def test_fast_path_applies_only_to_ascii_without_nul_and_without_lowercasing():
+def test_fast_path_applies_only_to_ascii_without_lowercasing():
     kw = dict(max_order=4, brevity_penalty="closest", refs_layout="per-example")
     assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=False, **kw) is not None
     assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=True, **kw) is None
     assert direct_stats(["a b"], ["a b"], tokenize="intl", lowercase=False, **kw) is None
     assert direct_stats(["café"], ["café"], tokenize="13a", lowercase=False, **kw) is None
-    assert direct_stats(["a\x00b"], ["a b"], tokenize="13a", lowercase=False, **kw) is None
+    # a NUL is an ordinary character to 13a (rows are read in place, not NUL-joined)
+    s = direct_stats(["a\x00b c."], ["a\x00b c"], tokenize="13a", lowercase=False, **kw)
+    assert s.sys_len.tolist() == [len(Tokenizer13a()("a\x00b c.").split())] == [3]
+    assert s.correct[0].tolist() == [2, 1, 0, 0]
 
 
 def test_scores_equal_sacrebleu_on_mixed_batches():

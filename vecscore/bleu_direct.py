@@ -1,6 +1,7 @@
 """BLEU statistics straight from ASCII text: the fast path of vecscore's BLEU.
 
-For a batch of ``str`` that is pure ASCII (and holds no NUL), tokenized by
+For a batch of ``str`` that is pure ASCII (read in place, see
+:mod:`vecscore.pair_rows`), tokenized by
 ``13a``, ``none`` or ``char`` without lowercasing, every statistic compares
 tokens within one pair, so no corpus-wide tokens or vocabulary are needed:
 :func:`direct_stats` runs :func:`vecscore.kernels.pair_bleu.pair_bleu_counts`
@@ -11,10 +12,9 @@ gives the same statistics.
 """
 from __future__ import annotations
 
-from vecscore.batch import normalize_refs
 from vecscore.bleu_stats import BleuStats, check_stats_args, stats_from_counts
 from vecscore.kernels.pair_bleu import FAST_MODES, pair_bleu_counts
-from vecscore.text.spans import encode_nul_separated
+from vecscore.pair_rows import pair_rows
 
 __all__ = ["direct_stats"]
 
@@ -25,11 +25,10 @@ def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, 
     if tokenize not in FAST_MODES or lowercase:
         return None
     n = len(hyps)
-    flat_refs, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
-    check_stats_args(ref_ptr, max_order, brevity_penalty)
-    enc = encode_nul_separated(list(hyps) + flat_refs)
-    if enc is None:  # non-ASCII text, or a NUL inside a text
+    got = pair_rows(hyps, refs, refs_layout, None)
+    if got is None:  # a row that is not pure ASCII
         return None
-    buf, offsets = enc
-    lengths, correct = pair_bleu_counts(buf, offsets, ref_ptr, FAST_MODES[tokenize], int(max_order))
+    rows, ref_ptr, _ = got
+    check_stats_args(ref_ptr, max_order, brevity_penalty)
+    lengths, correct = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, FAST_MODES[tokenize], int(max_order))
     return stats_from_counts(lengths[:n], lengths[n:], ref_ptr, correct, brevity_penalty)

@@ -5,11 +5,10 @@ with the ``13a``, ``none`` or ``char`` tokenizers.  For every pair, in a
 ``prange`` loop over chunks of pairs, with scratch sized by the chunk's
 largest pair:
 
-1. each text (trailing whitespace stripped, as sacreBLEU's ``rstrip()``) goes
-   through the tokenizer: for ``13a`` the literal emulation of sacreBLEU's
-   ``str.replace`` chain and regular expressions of
-   :mod:`vecscore.kernels.bleu_tokenize` (on ASCII, bytes are code points);
-   the result is split on whitespace;
+1. each text (trailing whitespace stripped, as sacreBLEU's ``rstrip()``) is
+   split into token spans: for ``13a`` by :mod:`vecscore.kernels.spans_13a`
+   (on ASCII, bytes are code points; only a text with ``<``, ``\n`` or ``&``
+   is rewritten into scratch first), otherwise on whitespace;
 2. tokens get pair-local dense ids: exact keys for tokens of up to 7 bytes,
    hashed keys for longer ones, every hit of a hashed key confirmed against
    the bytes of the id's first occurrence (kept in a per-pair store);
@@ -26,9 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.bleu_tokenize import GROWTH, _pipeline_13a
+from vecscore.kernels.spans_13a import WORD_GROWTH, needs_rewrite, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import DENSE_IDS, next_order, pair_scratch
+from vecscore.text.in_place import text_at
 
 __all__ = ["pair_bleu_counts", "FAST_MODES"]
 
@@ -51,96 +51,92 @@ def _is_space(c):
 
 
 @jit
-def _rstrip(buf, lo, hi):
-    while hi > lo and _is_space(buf[hi - 1]):
+def _rstrip(text):
+    """Length of ``text`` without trailing whitespace (sacreBLEU's ``rstrip()``)."""
+    hi = len(text)
+    while hi > 0 and _is_space(text[hi - 1]):
         hi -= 1
     return hi
 
 
 @jit
-def _split_intern(src, lo, hi, single, key_mask, stamp, shift, mask, tkey, tid, tstamp, rep_start, rep_len, store,
-                  ids, k, n_vocab, n_store):
-    """Split ``src[lo:hi]`` on whitespace (every character a token if ``single``) and intern the tokens.
+def _intern_spans(src, starts, ends, k0, k1, key_mask, stamp, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
+                  store, ids, n_vocab, n_store):
+    """Intern the tokens ``src[starts[x]:ends[x]]`` for ``x`` in ``k0..k1`` into the pair's table.
 
-    Code points are ASCII.  A token of up to ``_SHORT`` characters has an
-    exact key (its characters and length, packed); a longer one a 63-bit hash
-    (bit 63 set, ANDed with ``key_mask``) whose every hit is confirmed
-    against the id's first occurrence, kept in ``store``.  Local ids go to
-    ``ids[k:]``; returns ``(k, n_vocab, n_store)``.  (All in one loop body:
-    a per-token helper call, even inlined by numba, made this several times
-    slower.)
+    A token of up to ``_SHORT`` bytes has an exact key (its bytes and
+    length, packed); a longer one a 63-bit hash (bit 63 set, ANDed with
+    ``key_mask``) whose every hit is confirmed against the id's first
+    occurrence, copied into ``store`` (``src`` may be scratch that the next
+    text overwrites).  Local ids go to ``ids[x]``; returns ``(n_vocab, n_store)``.
     """
-    s = -1
-    for i in range(lo, hi + 1):
-        end = i == hi or _is_space(src[i])
-        if s >= 0 and (end or single):
-            length = i - s
-            if length <= _SHORT:
-                key = np.int64(length) << 56
-                for q in range(length):
-                    key |= np.int64(src[s + q]) << (8 * q)
-            else:
-                h = _FNV_OFFSET
-                for q in range(s, i):
-                    h = (h ^ np.uint64(src[q])) * _FNV_PRIME
-                key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
-            slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-            while True:
-                if tstamp[slot] != stamp:
-                    tstamp[slot] = stamp
-                    tkey[slot] = key
-                    tid[slot] = n_vocab
-                    v = n_vocab
-                    n_vocab += 1
-                    if key < 0:  # keep a long token's characters for later comparisons
-                        rep_start[v] = n_store
-                        rep_len[v] = length
-                        for q in range(length):
-                            store[n_store + q] = src[s + q]
-                        n_store += length
+    for x in range(k0, k1):
+        s = starts[x]
+        length = ends[x] - s
+        if length <= _SHORT:
+            key = np.int64(length) << 56
+            for q in range(length):
+                key |= np.int64(src[s + q]) << (8 * q)
+        else:
+            h = _FNV_OFFSET
+            for q in range(length):
+                h = (h ^ np.uint64(src[s + q])) * _FNV_PRIME
+            key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+        while True:
+            if tstamp[slot] != stamp:
+                tstamp[slot] = stamp
+                tkey[slot] = key
+                tid[slot] = n_vocab
+                v = n_vocab
+                n_vocab += 1
+                if key < 0:  # keep a long token's characters for later comparisons
+                    rep_start[v] = n_store
+                    rep_len[v] = length
+                    for q in range(length):
+                        store[n_store + q] = src[s + q]
+                    n_store += length
+                break
+            if tkey[slot] == key:
+                v = tid[slot]
+                if key >= 0:
                     break
-                if tkey[slot] == key:
-                    v = tid[slot]
-                    if key >= 0:
-                        break
-                    if rep_len[v] == length:
-                        r = rep_start[v]
-                        same = True
-                        for q in range(length):
-                            if store[r + q] != src[s + q]:
-                                same = False
-                                break
-                        if same:
+                if rep_len[v] == length:
+                    r = rep_start[v]
+                    same = True
+                    for q in range(length):
+                        if store[r + q] != src[s + q]:
+                            same = False
                             break
-                slot = (slot + 1) & mask
-            ids[k] = v
-            k += 1
-            s = -1
-        if not end and s < 0:
-            s = i
-    return k, n_vocab, n_store
+                    if same:
+                        break
+            slot = (slot + 1) & mask
+        ids[x] = v
+    return n_vocab, n_store
 
 
 @jit
-def _pair_bound(offsets, n_pairs, ref_ptr, p):
+def _pair_bytes(lens, n_pairs, ref_ptr, p):
     """Bytes of pair ``p``'s texts: a bound on its tokens and on their bytes."""
-    r0 = n_pairs + ref_ptr[p]
-    r1 = n_pairs + ref_ptr[p + 1]
-    return (offsets[p + 1] - offsets[p]) + (offsets[r1] - offsets[r0]) + 1
+    total = lens[p] + 1
+    for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
+        total += lens[q]
+    return total
 
 
 @jit(parallel=True)
-def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
+def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     """Tokens per text and BLEU's clipped matches of every pair.
 
-    ``buf``/``offsets``: NUL-joined ASCII texts (:func:`vecscore.text.spans.encode_nul_separated`),
-    hypotheses ``0..n_pairs-1`` then the references of pair ``p`` at rows
-    ``n_pairs + ref_ptr[p] ..``.  Returns ``(lengths, correct)``: tokens per
-    text and ``correct[p, n-1]`` for orders ``1..max_order``.  ``key_mask``
-    is ANDed into hashed token keys (all ones; tests force collisions).
+    ``addrs``/``lens``: the texts' ASCII bytes by address
+    (:mod:`vecscore.text.in_place`), hypotheses ``0..n_pairs-1`` then the
+    references of pair ``p`` at rows ``n_pairs + ref_ptr[p] ..``.  Returns
+    ``(lengths, correct)``: tokens per text and ``correct[p, n-1]`` for
+    orders ``1..max_order``.  ``key_mask`` is ANDed into hashed token keys
+    (all ones; tests force collisions).
     """
     n_pairs = len(ref_ptr) - 1
-    n_texts = len(offsets) - 1
+    n_texts = len(addrs)
     lengths = np.zeros(n_texts, np.int64)
     correct = np.zeros((n_pairs, max_order), np.int64)
     bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 2048)))
@@ -149,21 +145,25 @@ def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
         longest = 1
         most_refs = 0
         for p in range(bounds[c], bounds[c + 1]):
-            bound = max(bound, _pair_bound(offsets, n_pairs, ref_ptr, p))
+            bound = max(bound, _pair_bytes(lens, n_pairs, ref_ptr, p))
             most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
-            longest = max(longest, offsets[p + 1] - offsets[p])
+            longest = max(longest, lens[p])
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
-                longest = max(longest, offsets[q + 1] - offsets[q])
+                longest = max(longest, lens[q])
         tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
-        store = np.empty(bound, np.int64)
+        store = np.empty(bound, np.uint8)
+        starts = np.empty(bound, np.int64)
+        ends = np.empty(bound, np.int64)
         rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
         toff = np.empty(most_refs + 2, np.int64)
-        a = np.empty(GROWTH * (longest + 2) + 16, np.uint32)
-        b = np.empty(GROWTH * (longest + 2) + 16, np.uint32)
+        ra = np.empty(longest + 1, np.uint8)
+        rb = np.empty(longest + 1, np.uint8)
+        wa = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
+        wb = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
             n_in = 1 + ref_ptr[p + 1] - q0
-            bits = _table_bits(_pair_bound(offsets, n_pairs, ref_ptr, p))
+            bits = _table_bits(_pair_bytes(lens, n_pairs, ref_ptr, p))
             shift = 64 - bits
             mask = (1 << bits) - 1
             k = 0
@@ -172,16 +172,22 @@ def pair_bleu_counts(buf, offsets, ref_ptr, mode, max_order, key_mask=-1):
             toff[0] = 0
             for t in range(n_in):
                 row = p if t == 0 else n_pairs + q0 + t - 1
-                lo = offsets[row]
-                hi = _rstrip(buf, lo, offsets[row + 1] - (1 if row + 1 < n_texts else 0))  # the NUL, then rstrip
+                text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
+                k0 = k
                 if mode == MODE_13A:
-                    m, in_b = _pipeline_13a(buf, lo, hi, a, b)
-                    k, n_vocab, n_store = _split_intern(b if in_b else a, 0, m, False, key_mask, p, shift, mask, tkey, tid, tstamp,
-                                                        rep_start, rep_len, store, ids, k, n_vocab, n_store)
+                    if needs_rewrite(text):
+                        m = rewrite(text, ra, rb)
+                        k = spans_13a(ra, m, starts, ends, k, wa, wb)
+                        n_vocab, n_store = _intern_spans(ra, starts, ends, k0, k, key_mask, p, shift, mask, tkey, tid,
+                                                         tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
+                    else:
+                        k = spans_13a(text, len(text), starts, ends, k, wa, wb)
+                        n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, p, shift, mask, tkey,
+                                                         tid, tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
                 else:
-                    k, n_vocab, n_store = _split_intern(buf, lo, hi, mode == MODE_CHAR, key_mask, p, shift, mask,
-                                                        tkey, tid, tstamp, rep_start, rep_len, store, ids, k,
-                                                        n_vocab, n_store)
+                    k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
+                    n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, p, shift, mask, tkey, tid,
+                                                     tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
             for j in range(k):

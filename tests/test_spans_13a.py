@@ -1,0 +1,55 @@
+"""sacreBLEU's 13a tokenizer as spans of the text (vecscore.kernels.spans_13a)
+against sacreBLEU's own ``Tokenizer13a`` on adversarial ASCII strings."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vecscore.kernels.spans_13a import WORD_GROWTH, needs_rewrite, rewrite, spans_13a, spans_whitespace
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
+
+_13A = Tokenizer13a()
+
+
+def _tokens(text: str) -> list[str]:
+    raw = np.frombuffer(text.encode("ascii"), np.uint8)
+    src = raw
+    if needs_rewrite(raw):
+        a, b = np.empty(len(raw) + 1, np.uint8), np.empty(len(raw) + 1, np.uint8)
+        src = a[: rewrite(raw, a, b)]
+    starts, ends = np.empty(len(src) + 1, np.int64), np.empty(len(src) + 1, np.int64)
+    wa, wb = (np.empty(WORD_GROWTH * (len(src) + 2) + 16, np.int64) for _ in range(2))
+    k = spans_13a(src, len(src), starts, ends, 0, wa, wb)
+    return [src[s:e].tobytes().decode("ascii") for s, e in zip(starts[:k], ends[:k])]
+
+
+# every character class the rules tell apart: digits, '.', ',', '-', R1 punctuation, whitespace,
+# letters, apostrophes, control characters, and the pieces of the replacement chain
+_ALPHABET = "a1.,-9 \t\n$%()'\"&;<>x/\x00\x7f"
+_PIECES = st.sampled_from(["&amp;", "&quot;", "&lt;", "&gt;", "<skipped>", "-\n", "&amp;amp;", "..", ".,", "9-9"])
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.text(_ALPHABET, max_size=6), _PIECES), max_size=8).map("".join))
+def test_spans_equal_sacrebleu_13a(text):
+    assert _tokens(text) == _13A(text).split()
+
+
+@pytest.mark.parametrize("text", ["", " ", "a", "a.", ".a", "a..b", "1.5", "1.5.", "1,000.", "5-6", "a-5", "-5-",
+                                  "x.-1", "e.g.", "U.S.A.", "1.-2", "...", "a.b.c", "9.,9", "(a.)", "&amp;.5"])
+def test_hand_picked_words(text):
+    assert _tokens(text) == _13A(text).split()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(" \t\n\x0b\x0c\r\x1c\x1fab.", max_size=20), st.booleans())
+def test_whitespace_and_char_spans_equal_str_split(text, single):
+    src = np.frombuffer(text.encode("ascii"), np.uint8)
+    starts, ends = np.empty(len(src) + 1, np.int64), np.empty(len(src) + 1, np.int64)
+    k = spans_whitespace(src, len(src), single, starts, ends, 0)
+    got = [src[s:e].tobytes().decode() for s, e in zip(starts[:k], ends[:k])]
+    assert got == ([c for c in text if not c.isspace()] if single else text.split())
