@@ -198,10 +198,14 @@ def _check_layout(refs_layout: str) -> str:
     return refs_layout
 
 
-def _check_hyps(hyps) -> str:
+def _hyps_kind(hyps) -> str:
     if isinstance(hyps, (str, bytes)) or not isinstance(hyps, Sequence) and not hasattr(hyps, "__len__"):
         raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
-    kind = input_kind(hyps)
+    return input_kind(hyps)
+
+
+def _check_hyps(hyps) -> str:
+    kind = _hyps_kind(hyps)
     _check_units(hyps, kind, "hyps")
     return kind
 
@@ -233,7 +237,7 @@ def _spans_fn(opts: _Options):
 
 
 def _stats(hyps, refs, opts: _Options, refs_layout: str) -> tuple[BleuStats, str]:
-    kind = _check_hyps(hyps)
+    kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
     _check_kind(kind, opts)
     if kind == "text":
         stats = direct_stats(hyps, refs, tokenize=opts.tokenize, lowercase=opts.lowercase,

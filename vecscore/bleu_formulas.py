@@ -220,30 +220,49 @@ def _check_smooth(method, value):
     return SMOOTH_DEFAULTS[method] if value is None else value
 
 
-def _sacre_precisions(correct, total, method, value, effective_order):
-    """Precisions (K, R) and effective orders (R,) as ``BLEU.compute_bleu``."""
-    order = correct.shape[0]
-    c = correct.astype(np.float64)
-    t = total.astype(np.float64)
-    if method == "add-k":
-        c[1:] += value
-        t[1:] += value
-    valid = np.cumprod(t != 0, axis=0).astype(bool)  # orders before the first empty one
-    n_valid = valid.sum(axis=0)
-    eff = np.where(effective_order & (n_valid > 0), n_valid, order).astype(np.int64)
-    zero = (c == 0) & valid
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prec = 100.0 * c / t
-        if method == "exp":
-            prec = np.where(zero, 100.0 / (2.0 ** np.cumsum(zero, axis=0) * t), prec)
-        elif method == "floor":
-            prec = np.where(zero, 100.0 * value / t, prec)
-        else:
-            prec = np.where(zero, 0.0, prec)
-    prec = np.where(valid, prec, 0.0)
-    no_match = ~(correct != 0).any(axis=0)  # early stop (#141): all precisions 0
-    prec[:, no_match] = 0.0
+_SMOOTH_CODES = {"exp": 0, "floor": 1, "add-k": 2, "none": 3}
+
+
+@jit
+def _precisions_kernel(correct, total, method, value, effective_order):
+    """Per pair (column): the float operations of ``BLEU.compute_bleu``, in its order."""
+    order, n_rows = correct.shape
+    prec = np.zeros((order, n_rows))
+    eff = np.empty(n_rows, np.int64)
+    no_match = np.zeros(n_rows, np.bool_)
+    for r in range(n_rows):
+        eff[r] = order
+        any_match = False
+        for i in range(order):
+            any_match = any_match or correct[i, r] != 0
+        if not any_match:  # early stop (#141): all precisions 0
+            no_match[r] = True
+            continue
+        zeros = 0
+        for i in range(order):
+            c = np.float64(correct[i, r])
+            t = np.float64(total[i, r])
+            if method == 2 and i > 0:
+                c += value
+                t += value
+            if t == 0.0:
+                break
+            if effective_order:
+                eff[r] = i + 1
+            if c == 0.0:
+                zeros += 1
+                if method == 0:
+                    prec[i, r] = 100.0 / (2.0 ** zeros * t)
+                elif method == 1:
+                    prec[i, r] = 100.0 * value / t
+            else:
+                prec[i, r] = 100.0 * c / t
     return prec, eff, no_match
+
+
+def _sacre_precisions(correct, total, method, value, effective_order):
+    """Precisions (K, R), effective orders (R,) and the pairs without any match, as ``BLEU.compute_bleu``."""
+    return _precisions_kernel(correct, total, _SMOOTH_CODES[method], float(value or 0.0), bool(effective_order))
 
 
 def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value, effective_order, max_ngram_order):
@@ -255,7 +274,7 @@ def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value,
     _as_stats(sys_len, ref_len, correct, total, order)
     correct, total = correct[:order], total[:order]
     bp = _bp_sacre(sys_len, ref_len)
-    prec, eff, no_match = _sacre_precisions(correct, total, smooth_method, value, bool(effective_order))
+    prec, eff, no_match = _sacre_precisions(correct, total, smooth_method, value, effective_order)
     score = _sacre_combine(prec, eff, bp, _NEUMAIER)
     score[no_match] = 0.0
     return score, prec, bp, sys_len, ref_len, correct, total

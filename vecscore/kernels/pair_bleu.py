@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.spans_13a import WORD_GROWTH, needs_rewrite, rewrite, spans_13a, spans_whitespace
+from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import DENSE_IDS, next_order, pair_scratch
-from vecscore.text.in_place import text_at
+from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_bleu_counts", "FAST_MODES"]
 
@@ -60,7 +60,7 @@ def _rstrip(text):
 
 
 @jit
-def _intern_spans(src, starts, ends, k0, k1, key_mask, stamp, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
+def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
                   store, ids, n_vocab, n_store):
     """Intern the tokens ``src[starts[x]:ends[x]]`` for ``x`` in ``k0..k1`` into the pair's table.
 
@@ -69,11 +69,17 @@ def _intern_spans(src, starts, ends, k0, k1, key_mask, stamp, shift, mask, tkey,
     ``key_mask``) whose every hit is confirmed against the id's first
     occurrence, copied into ``store`` (``src`` may be scratch that the next
     text overwrites).  Local ids go to ``ids[x]``; returns ``(n_vocab, n_store)``.
+    Keys are never 0, which marks a free slot of ``tkey``; ``slot_of[v]`` is
+    the slot of id ``v``, so that the caller can free the pair's slots.
     """
+    addr = src.ctypes.data
+    n = len(src)
     for x in range(k0, k1):
         s = starts[x]
         length = ends[x] - s
-        if length <= _SHORT:
+        if length <= _SHORT and s + 8 <= n:  # one 8-byte load, the token's bytes kept
+            key = (word_at(addr + s) & ((np.int64(1) << (8 * length)) - 1)) | (np.int64(length) << 56)
+        elif length <= _SHORT:
             key = np.int64(length) << 56
             for q in range(length):
                 key |= np.int64(src[s + q]) << (8 * q)
@@ -84,10 +90,11 @@ def _intern_spans(src, starts, ends, k0, k1, key_mask, stamp, shift, mask, tkey,
             key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
         slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
         while True:
-            if tstamp[slot] != stamp:
-                tstamp[slot] = stamp
+            there = tkey[slot]
+            if there == 0:
                 tkey[slot] = key
                 tid[slot] = n_vocab
+                slot_of[n_vocab] = slot
                 v = n_vocab
                 n_vocab += 1
                 if key < 0:  # keep a long token's characters for later comparisons
@@ -97,7 +104,7 @@ def _intern_spans(src, starts, ends, k0, k1, key_mask, stamp, shift, mask, tkey,
                         store[n_store + q] = src[s + q]
                     n_store += length
                 break
-            if tkey[slot] == key:
+            if there == key:
                 v = tid[slot]
                 if key >= 0:
                     break
@@ -151,6 +158,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
                 longest = max(longest, lens[q])
         tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
+        tkey[:] = 0
         store = np.empty(bound, np.uint8)
         starts = np.empty(bound, np.int64)
         ends = np.empty(bound, np.int64)
@@ -160,6 +168,10 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
         rb = np.empty(longest + 1, np.uint8)
         wa = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
         wb = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
+        ts = np.empty(longest + 1, np.int64)
+        te = np.empty(longest + 1, np.int64)
+        tsplit = np.empty(longest + 2, np.int64)
+        pad = np.empty(64, np.uint8)
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
             n_in = 1 + ref_ptr[p + 1] - q0
@@ -175,21 +187,23 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                 text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
                 k0 = k
                 if mode == MODE_13A:
-                    if needs_rewrite(text):
-                        m = rewrite(text, ra, rb)
-                        k = spans_13a(ra, m, starts, ends, k, wa, wb)
-                        n_vocab, n_store = _intern_spans(ra, starts, ends, k0, k, key_mask, p, shift, mask, tkey, tid,
-                                                         tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
-                    else:
-                        k = spans_13a(text, len(text), starts, ends, k, wa, wb)
-                        n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, p, shift, mask, tkey,
+                    k = spans_13a(text, len(text), starts, ends, k0, wa, wb, True, ts, te, tsplit, pad)
+                    if k >= 0:
+                        n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey,
                                                          tid, tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
+                    else:  # step 1 of 13a may change this text: rewrite it into scratch first
+                        m = rewrite(text, ra, rb)
+                        k = spans_13a(ra, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
+                        n_vocab, n_store = _intern_spans(ra, starts, ends, k0, k, key_mask, shift, mask, tkey, tid,
+                                                         tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
                 else:
                     k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
-                    n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, p, shift, mask, tkey, tid,
+                    n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid,
                                                      tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
+            for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
+                tkey[tstamp[v]] = 0
             for j in range(k):
                 cur[j] = ids[j]
             width = n_vocab

@@ -4,7 +4,7 @@
 
 1. a ``str.replace`` chain (``<skipped>``, ``-\\n``, ``\\n``, four HTML
    entities).  It can only fire on a text holding ``<``, ``\\n`` or ``&``
-   (:func:`needs_rewrite`); :func:`rewrite` applies it literally, into a copy;
+   (:func:`spans_13a` tells); :func:`rewrite` applies it literally, into a copy;
 2. ``f" {line} "`` and four substitutions, which only ever insert spaces:
 
    - R1 ``([\\{-\\~\\[-\\` -\\&\\(-\\+\\:-\\@\\/])`` -> ``" \\1 "``
@@ -31,11 +31,13 @@ references.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from vecscore._jit import jit
+from vecscore.text.in_place import word_at
 
-__all__ = ["spans_13a", "spans_whitespace", "needs_rewrite", "rewrite", "WORD_GROWTH"]
+__all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH"]
 
 # byte classes: whitespace (str.isspace), R1's characters, word characters, and the word
 # characters that R2-R4 can split at
@@ -74,16 +76,6 @@ _QUOTE1 = np.frombuffer(b'"', np.uint8)
 _AMP1 = np.frombuffer(b"&", np.uint8)
 _LT1 = np.frombuffer(b"<", np.uint8)
 _GT1 = np.frombuffer(b">", np.uint8)
-
-
-@jit
-def needs_rewrite(text):
-    """Whether step 1 can change ``text``: it holds ``<``, ``\\n`` or ``&`` (one branch-free pass)."""
-    hit = 0
-    for i in range(len(text)):
-        c = text[i]
-        hit |= (c == 60) | (c == 10) | (c == 38)
-    return hit != 0
 
 
 @jit
@@ -228,40 +220,187 @@ def _split_word(src, s, e, starts, ends, k, a, b):
     return k
 
 
+# Byte classes 8 bytes at a time (SWAR; every byte < 0x80): the high bit of each byte of
+# ``(w + A) & ~(w + B) & _HIGH`` says whether it lies in [lo, hi], with A = (0x80 - lo) and
+# B = (0x7F - hi) in every byte.
+_HIGH = np.uint64(0x8080808080808080)
+_PACK = np.uint64(0x0102040810204080)
+
+
+def _range_adders(ranges) -> np.ndarray:
+    return np.array([[(0x80 - lo) * 0x0101010101010101, (0x7F - hi) * 0x0101010101010101] for lo, hi in ranges],
+                    np.uint64)
+
+
+_WS_RANGES = _range_adders([(9, 13), (28, 32)])
+_R1_RANGES = _range_adders([(33, 38), (40, 43), (47, 47), (58, 64), (91, 96), (123, 126)])  # and the space
+_TRIGGER_RANGES = _range_adders([(10, 10), (38, 38), (60, 60)])  # '\n', '&', '<': step 1 may fire
+_SPLIT_RANGE = _range_adders([(44, 46)])  # ',', '-', '.'
+
+if numba.config.DISABLE_JIT:
+
+    def _ctz(x):
+        x = int(x)
+        return (x & -x).bit_length() - 1
+
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
+
+
 @jit
-def spans_13a(src, n, starts, ends, k, a, b):
-    """Steps 2 and 3 on ``src[:n]`` (ASCII, already through :func:`rewrite` where needed).
+def _in_ranges(w, ranges):
+    """High bit of every byte of ``w`` that lies in one of ``ranges``."""
+    m = np.uint64(0)
+    for r in range(ranges.shape[0]):
+        m |= (w + ranges[r, 0]) & ~(w + ranges[r, 1])
+    return m & _HIGH
+
+
+@jit
+def _packed(m):
+    """The high bits of ``m``'s 8 bytes as 8 consecutive bits (byte ``j`` -> bit ``j``)."""
+    return ((m >> np.uint64(7)) * _PACK) >> np.uint64(56)
+
+
+@jit
+def _block(addr):
+    """Bit masks (bit ``j`` = byte ``j``) of the 64 bytes at ``addr``: whitespace, separators
+    (whitespace and R1's characters), step 1's trigger characters, and ``.``, ``,``, ``-``."""
+    ws = np.uint64(0)
+    sep = np.uint64(0)
+    trig = np.uint64(0)
+    split = np.uint64(0)
+    for j in range(8):
+        w = np.uint64(word_at(addr + 8 * j))
+        s = np.uint64(8 * j)
+        wsj = _in_ranges(w, _WS_RANGES)
+        ws |= _packed(wsj) << s
+        sep |= _packed(wsj | _in_ranges(w, _R1_RANGES)) << s
+        trig |= _packed(_in_ranges(w, _TRIGGER_RANGES)) << s
+        split |= _packed(_in_ranges(w, _SPLIT_RANGE)) << s
+    return ws, sep, trig, split
+
+
+@jit
+def _candidates(src, n, ts, te, tsplit, pad, check):
+    """Words and R1 characters of ``src[:n]`` as spans ``ts``/``te``, 64 bytes at a time.
+
+    A word starts where a word byte follows a non-word byte and ends where a
+    non-word byte follows a word byte; an R1 character is a span of its own.
+    ``tsplit`` gets the offsets of every ``.``, ``,`` and ``-``, then ``n``.
+    Full 64-byte blocks are read in place; the rest is copied into ``pad``
+    (64 bytes) after spaces, so nothing past ``n`` is read.  Returns the
+    number of spans, or -1 if ``check`` and a trigger character occurs.
+    """
+    addr = src.ctypes.data
+    pad_addr = pad.ctypes.data
+    ks = 0
+    ke = 0
+    kp = 0
+    carry_word = np.uint64(0)
+    carry_r1 = np.uint64(0)
+    base = 0
+    one = np.uint64(1)
+    while True:
+        last = base + 64 > n
+        if last:
+            for j in range(64):
+                pad[j] = 32
+            for j in range(n - base):
+                pad[j] = src[base + j]
+            ws, sep, trig, split = _block(pad_addr)
+        else:
+            ws, sep, trig, split = _block(addr + base)
+        if check and trig != 0:
+            return -1
+        word = ~sep
+        r1 = sep & ~ws
+        before = (word << one) | carry_word
+        starts = (word & ~before) | r1
+        ends = (~word & before) | (r1 << one) | carry_r1
+        carry_word = word >> np.uint64(63)
+        carry_r1 = r1 >> np.uint64(63)
+        while starts != 0:
+            ts[ks] = base + _ctz(starts)
+            ks += 1
+            starts &= starts - one
+        while ends != 0:
+            te[ke] = base + _ctz(ends)
+            ke += 1
+            ends &= ends - one
+        while split != 0:
+            tsplit[kp] = base + _ctz(split)
+            kp += 1
+            split &= split - one
+        if last:
+            tsplit[kp] = n
+            return ks
+        base += 64
+
+
+@jit
+def _digit_at(src, i, s, e):
+    return s <= i < e and 48 <= src[i] <= 57
+
+
+@jit
+def _split_once(src, s, e, j):
+    """Whether R2-R4 split the word ``src[s:e]`` whose only ``.``, ``,`` or ``-`` is at ``j``.
+
+    A ``-`` is split off after a digit (R4) and stays otherwise.  A ``.`` or
+    ``,`` is split off unless digits stand on both sides of it: after a
+    non-digit (or the word's start) R2 takes it, before a non-digit (or the
+    word's end) R3 does.
+    """
+    if src[j] == 45:
+        return _digit_at(src, j - 1, s, e)
+    return not (_digit_at(src, j - 1, s, e) and _digit_at(src, j + 1, s, e))
+
+
+@jit
+def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
+    """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
 
     Token spans go to ``starts``/``ends`` from slot ``k``; returns the next
-    free slot.  ``a``, ``b``: int64 scratch of at least
-    ``WORD_GROWTH * (longest word + 2)`` items.
+    free slot, or -1 if ``check`` is set and the text holds ``<``, ``\\n`` or
+    ``&`` (step 1 may change it: :func:`rewrite` it, then call again without
+    ``check``).  Scratch: ``a``, ``b`` (int64) of at least
+    ``WORD_GROWTH * (longest word + 2)`` items, ``ts``, ``te``, ``tsplit``
+    (int64) of ``n + 1``, ``pad`` (uint8) of 64.
     """
-    i = 0
-    while i < n:
-        c = _CLASS[src[i]]
-        if c == _WS:
-            i += 1
-            continue
-        if c == _R1:
-            starts[k] = i
-            ends[k] = i + 1
-            k += 1
-            i += 1
-            continue
-        s = i
-        split = 0
-        while i < n:
-            c = _CLASS[src[i]]
-            if c < _WORD:
-                break
-            split |= c
-            i += 1
-        if split != _SPLIT:
+    m = _candidates(src[:n], n, ts, te, tsplit, pad, check)
+    if m < 0:
+        return -1
+    p = 0  # the next '.', ',' or '-' at or after the current span
+    for x in range(m):
+        s = ts[x]
+        e = te[x]
+        while tsplit[p] < s:
+            p += 1
+        if tsplit[p] >= e:  # none inside
             starts[k] = s
-            ends[k] = i
+            ends[k] = e
             k += 1
-        else:
-            k = _split_word(src, s, i, starts, ends, k, a, b)
+            continue
+        j = tsplit[p]
+        if tsplit[p + 1] < e:
+            k = _split_word(src, s, e, starts, ends, k, a, b)
+        elif not _split_once(src, s, e, j):
+            starts[k] = s
+            ends[k] = e
+            k += 1
+        else:  # the word before it, the character, the word after it
+            if j > s:
+                starts[k] = s
+                ends[k] = j
+                k += 1
+            starts[k] = j
+            ends[k] = j + 1
+            k += 1
+            if j + 1 < e:
+                starts[k] = j + 1
+                ends[k] = e
+                k += 1
     return k
 
 
