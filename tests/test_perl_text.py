@@ -10,6 +10,8 @@ from importlib import resources
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import data_file
 from tests.oracles.perl_rouge import EXCEPTION_ORDER, release_dir
@@ -294,3 +296,16 @@ def test_exception_order_matches_published_scores(perl_rouge, shared_data, tmp_p
                            ["-n", "2", "-m"], workdir=tmp_path)  # fmt: skip
     for r, got in zip(rows, out["ROUGE-1"]):
         assert (got.recall, got.precision) == (r["rouge155"]["rouge_1_recall"], r["rouge155"]["rouge_1_precision"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text("a1 \n\n.-\tZ", max_size=40))
+def test_unlimited_counts_equal_the_full_scan(text):
+    # the one-pass count used without -l/-b against the scan that also fills the spans
+    from vecscore.text.perl_rouge import _ALNUM, _SPACE, _count_unlimited, _scan_text
+
+    buf = np.frombuffer(text.encode("ascii"), np.uint8)
+    empty = np.empty(0, np.int64)
+    for lcs in (False, True):
+        want = _scan_text(buf, 0, len(buf), 0, 0, lcs, _ALNUM, _SPACE, empty, empty, empty, 0, 0, False)
+        assert _count_unlimited(buf, 0, len(buf), _ALNUM) == tuple(want)

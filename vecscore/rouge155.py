@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,12 +89,12 @@ import numpy as np
 from vecscore._version import __version__
 from vecscore.parallel import accepts_workers
 from vecscore.batch import Ragged, build_batch
-from vecscore.counts import ngram_counts, overlap
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
 from vecscore.fscore import f_measure, safe_ratio
 from vecscore.kernels.lcs import union_lcs_hits_pairs
 from vecscore.kernels.rouge155 import segment_sum_seq
 from vecscore.kernels.segments import segment_argmax
+from vecscore.kernels.pair_ngrams import pair_ngram_hits_ids
 from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
 from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_totals
 from vecscore.kernels.wlcs import wlcs_perl_pairs
@@ -227,6 +228,9 @@ def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
         raise VecscoreError("refs must be a sequence with one entry per hypothesis")
     if len(hyps) != len(refs):
         raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; they must have the same length")
+    fast = _layout_fast(hyps, refs)
+    if fast is not None:
+        return fast
     H = [_summary(h, f"hyps[{i}]") for i, h in enumerate(hyps)]
     R = []
     for i, r in enumerate(refs):
@@ -239,6 +243,18 @@ def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
             raise VecscoreError(f"refs[{i}] is an empty list; every pair needs at least one reference")
         R.append([_summary(x, f"refs[{i}][{j}]") for j, x in enumerate(r)])
     return H, R
+
+
+def _layout_fast(hyps, refs):
+    """:func:`_layout` by C-level checks when every summary is a ``str`` (``None``: check row by row)."""
+    if not set(map(type, hyps)) <= {str}:
+        return None
+    kinds = set(map(type, refs))
+    if kinds <= {str}:
+        return list(hyps), [[r] for r in refs]
+    if kinds <= {list, tuple} and all(map(len, refs)) and set(map(type, chain.from_iterable(refs))) <= {str}:
+        return list(hyps), list(map(list, refs))
+    return None
 
 
 def _concat_spans(a: TokenSpans, b: TokenSpans) -> TokenSpans:
@@ -389,20 +405,39 @@ class _Stats:
     weight: float | None = None  # ROUGE-W: apply f^-1 to the ratios
 
 
-def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool) -> _Stats:
+def _ngram_hits(st: _Streams, orders, drop_last: bool = False) -> np.ndarray:
+    """Clipped n-gram hits per order and reference row (a per-pair kernel over the batch's ids)."""
+    return pair_ngram_hits_ids(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
+                               np.asarray(orders, np.int64), drop_last)
+
+
+def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool, memo: dict) -> _Stats:
+    """Statistics of one metric; ``memo`` shares work between metrics of one call
+    (``memo["orders"]``: every ROUGE-N order asked for, counted in one pass)."""
     nrefs = np.diff(st.ref_ptr)
     lens = np.diff(st.ns.offsets)
     hyp_len = np.repeat(lens[: st.n_pairs], nrefs)
     if spec.kind == "N":
-        c = ngram_counts(st.ns, spec.n, max(st.n_vocab, 1))
-        hits = overlap(c, st.owner, st.ref_rows)
-        hyp, ref = c.totals[: st.n_pairs], c.totals[st.n_pairs :]
+        orders = memo["orders"]
+        if "N" not in memo:
+            memo["N"] = _ngram_hits(st, orders)
+        hits = memo["N"][orders.index(spec.n)]
+        totals = np.maximum(lens - (spec.n - 1), 0)
+        hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
     if spec.kind == "S":
+        # ROUGE-SU's units are ROUGE-S's skip-bigrams plus unigrams, disjoint: its hits are the sum
+        if ("S", spec.gap) not in memo:
+            memo[("S", spec.gap)] = pair_skip_bigram_hits(
+                st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1), spec.gap, UNI_NONE,
+                skip_bigram_totals(lens, spec.gap, UNI_NONE))
+        hits = memo[("S", spec.gap)]
         uni = (UNI_PERL if su_compat else UNI_ALL) if spec.su else UNI_NONE
+        if uni != UNI_NONE:
+            if ("U", uni) not in memo:
+                memo[("U", uni)] = _ngram_hits(st, [1], drop_last=uni == UNI_PERL)[0]
+            hits = hits + memo[("U", uni)]
         totals = skip_bigram_totals(lens, spec.gap, uni)
-        hits = pair_skip_bigram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
-                                     spec.gap, uni, totals)
         hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
     if spec.kind == "L":
@@ -540,8 +575,9 @@ def rouge155(
                   byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
     alpha = float(alpha)
     scores, stats = {}, {}
+    memo = {"orders": sorted({spec.n for spec in specs if spec.kind == "N"})}
     for name, spec in zip(metrics, specs):
-        s = _stats(spec, st, su_compat, wlcs_compat)
+        s = _stats(spec, st, su_compat, wlcs_compat, memo)
         h, pd, rd = _combine(s, st.ref_ptr, multi_ref)
         p, r = _ratios(h, pd, rd, s.weight)
         if round5:

@@ -286,6 +286,47 @@ def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, r
             hcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
 
 
+@jit
+def pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, stamp, shift, mask, gkey, gid_of, gstamp, cur, nxt,
+                    hcnt, rcnt, hcnt2, rcnt2, hits, q0):
+    """Clipped hits of one pair's texts for every order in ``orders`` (increasing, >= 1).
+
+    ``ids[toff[t]:toff[t + 1]]`` are text ``t``'s pair-local token ids below
+    ``n_vocab`` (text 0: the hypothesis); ``hits[i, q0 + t - 1]`` gets order
+    ``orders[i]`` of reference ``t``.  rouge1/rouge2 with a small vocabulary
+    take one pass per text (:func:`_uni_bi_hits`; bigrams need ``hcnt2``,
+    ``rcnt2`` of ``DENSE_IDS``); otherwise n-grams get ids order by order
+    (:func:`next_order`, ``stamp`` unique per pair and order) and the hits
+    come from :func:`_clipped_hits`.  Count arrays are zero on entry and exit.
+    """
+    n_orders = len(orders)
+    if n_orders == 0:
+        return
+    max_order = orders[n_orders - 1]
+    if max_order <= 2 and n_vocab * n_vocab <= DENSE_IDS and (max_order == 1 or len(hcnt2) >= DENSE_IDS):
+        _uni_bi_hits(ids, toff, n_texts, n_vocab, orders[0] == 1, max_order == 2, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
+        return
+    for j in range(toff[n_texts]):
+        cur[j] = ids[j]
+    oi = 0
+    width = n_vocab  # the ids of the current order are below width
+    for n in range(1, max_order + 1):
+        if n > 1:
+            width = next_order(cur, nxt, ids, toff, n_texts, n, n_vocab, width, stamp * (max_order + 1) + n,
+                               shift, mask, gkey, gid_of, gstamp)
+            cur, nxt = nxt, cur
+        if orders[oi] != n:
+            continue
+        hgrams = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
+        for j in range(len(hgrams)):
+            hcnt[hgrams[j]] += 1
+        for t in range(1, n_texts):
+            hits[oi, q0 + t - 1] = _clipped_hits(cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])], hcnt, rcnt)
+        for j in range(len(hgrams)):
+            hcnt[hgrams[j]] = 0
+        oi += 1
+
+
 @jit(parallel=True)
 def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
@@ -353,28 +394,7 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
                         lcs[q0 + t - 1] = _lcs_short(x, y, mask1)
                     else:
                         lcs[q0 + t - 1] = _lcs_long(x, y, slot)
-            # 3. n-gram ids order by order; clipped hits for the requested orders
-            if 0 < max_order <= 2 and n_vocab * n_vocab <= DENSE_IDS:  # the common rouge1/rouge2: one pass
-                _uni_bi_hits(ids, toff, n_texts, n_vocab, orders[0] == 1, max_order == 2, hcnt, rcnt, hcnt2, rcnt2,
-                             hits, q0)
-                continue
-            for j in range(k):
-                cur[j] = ids[j]
-            oi = 0
-            width = n_vocab  # the ids of the current order are below width
-            for n in range(1, max_order + 1):
-                if n > 1:
-                    width = next_order(cur, nxt, ids, toff, n_texts, n, n_vocab, width, p * (max_order + 1) + n,
-                                       shift, mask, gkey, gid_of, gstamp)
-                    cur, nxt = nxt, cur
-                if orders[oi] != n:
-                    continue
-                hgrams = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
-                for j in range(len(hgrams)):
-                    hcnt[hgrams[j]] += 1
-                for t in range(1, n_texts):
-                    hits[oi, q0 + t - 1] = _clipped_hits(cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])], hcnt, rcnt)
-                for j in range(len(hgrams)):
-                    hcnt[hgrams[j]] = 0
-                oi += 1
+            # 3. clipped n-gram hits for the requested orders
+            pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, shift, mask, gkey, gid_of, gstamp, cur, nxt,
+                            hcnt, rcnt, hcnt2, rcnt2, hits, q0)
     return lengths, hits, lcs

@@ -86,38 +86,60 @@ def _weights(alpha, top):
 
 
 @jit
-def _perl_mark(r, h, f, moves, c0, c1, l0, l1, mark):
-    """Perl ``wlcs_inner`` + ``markLCS``: mark positions of ``r`` on its WLCS path with ``h``."""
+def _perl_mark(r, h, f, moves, c0, c1, l0, l1, mark, seen, stamp, row_on):
+    """Perl ``wlcs_inner`` + ``markLCS``: mark positions of ``r`` on its WLCS path with ``h``.
+
+    A row whose token of ``r`` does not occur in ``h`` (``seen[t] != stamp``
+    after ``h``'s tokens are stamped) has no match: each cell takes the
+    larger of up and left, so the row is the running maximum of the row
+    above, and its runs are 0.  WLCS rows need not be non-decreasing (a
+    match does not take the maximum), but such a row is; so when the row
+    above is one of them (or the first, all zeros), the row is an exact copy
+    with every move "up", and it is skipped: the walk back goes up through
+    it.  Values, ties and marks are those of the full table.
+    """
     m = len(r)
     n = len(h)
+    for j in range(n):
+        seen[h[j]] = stamp
     for j in range(n + 1):
         c0[j] = 0.0
         l0[j] = 0
     c1[0] = 0.0
     l1[0] = 0
     prev_c, cur_c, prev_l, cur_l = c0, c1, l0, l1
+    monotone = True  # the row above is non-decreasing and its runs are 0
+    any_on = False
     for i in range(1, m + 1):
         ri = r[i - 1]
+        match = seen[ri] == stamp
+        if monotone and not match:
+            row_on[i - 1] = 0
+            continue
+        row_on[i - 1] = 1
+        any_on = any_on or match
+        monotone = not match
         row = (i - 1) * n
-        for j in range(1, n + 1):
-            if ri == h[j - 1]:
-                k = prev_l[j - 1]
-                cur_c[j] = (prev_c[j - 1] + f[k + 1]) - f[k]
-                cur_l[j] = k + 1
-                moves[row + j - 1] = _DIAG
-            elif prev_c[j] >= cur_c[j - 1]:
-                cur_c[j] = prev_c[j]
-                cur_l[j] = 0
-                moves[row + j - 1] = _UP
-            else:
-                cur_c[j] = cur_c[j - 1]
-                cur_l[j] = 0
-                moves[row + j - 1] = _LEFT
+        left = cur_c[0]
+        for j in range(1, n + 1):  # selects, no jumps: up-or-left is a coin toss for the predictor
+            up = prev_c[j]
+            k = prev_l[j - 1]
+            hit = ri == h[j - 1]
+            take_up = up >= left
+            left = ((prev_c[j - 1] + f[k + 1]) - f[k]) if hit else (up if take_up else left)
+            cur_c[j] = left
+            cur_l[j] = (k + 1) if hit else 0
+            moves[row + j - 1] = _DIAG if hit else (_UP if take_up else _LEFT)
         prev_c, cur_c = cur_c, prev_c
         prev_l, cur_l = cur_l, prev_l
+    if not any_on:
+        return
     i = m
     j = n
     while i != 0 and j != 0:
+        if row_on[i - 1] == 0:
+            i -= 1
+            continue
         mv = moves[(i - 1) * n + j - 1]
         if mv == _DIAG:
             i -= 1
@@ -146,6 +168,9 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
         bud_r = np.zeros(vocab_size, np.int64)
         moves = np.empty(0, np.int8)
         mark = np.empty(0, np.uint8)
+        row_on = np.empty(0, np.uint8)
+        seen = np.zeros(vocab_size, np.int64)
+        stamp = 0
         c0 = np.empty(0, np.float64)
         c1 = np.empty(0, np.float64)
         l0 = np.empty(0, np.int64)
@@ -173,6 +198,7 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
                 moves = np.empty(maxr * maxh, np.int8)
             if len(mark) < maxr:
                 mark = np.empty(maxr, np.uint8)
+                row_on = np.empty(maxr, np.uint8)
             if len(c0) < maxh + 1:
                 c0 = np.empty(maxh + 1, np.float64)
                 c1 = np.empty(maxh + 1, np.float64)
@@ -188,7 +214,8 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
                 for g in range(hs0, hs1):
                     hyp = h_ids[h_sent[g]:h_sent[g + 1]]
                     if len(hyp) > 0:
-                        _perl_mark(ref, hyp, f, moves, c0, c1, l0, l1, mark)
+                        stamp += 1
+                        _perl_mark(ref, hyp, f, moves, c0, c1, l0, l1, mark, seen, stamp, row_on)
                 run = 0
                 for j in range(m):
                     if mark[j]:

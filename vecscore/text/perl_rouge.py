@@ -190,6 +190,25 @@ def _scan_text(buf, lo, hi, word_limit, byte_limit, lcs, alnum, space, starts, e
     return k, s
 
 
+@jit
+def _count_unlimited(buf, lo, hi, alnum):
+    """:func:`_scan_text`'s counts without a length limit, in one branch-free pass:
+    tokens (runs of ``alnum`` bytes; a newline is not one) and non-empty lines."""
+    k = 0
+    s = 0
+    prev_tok = 0
+    prev_nl = 1  # as if a newline came before the text
+    for i in range(lo, hi):
+        c = buf[i]
+        tok = np.int64(alnum[c] != 0)
+        nl = np.int64(c == 10)
+        k += tok & (1 - prev_tok)
+        s += nl & (1 - prev_nl)
+        prev_tok = tok
+        prev_nl = nl
+    return k, s + (1 - prev_nl)
+
+
 @jit(parallel=True)
 def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
     """Kernel: truncate and tokenize every text of a batch as ROUGE-1.5.5 does.
@@ -203,8 +222,11 @@ def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
     nsent = np.empty(n, np.int64)
     empty = np.empty(0, np.int64)
     for i in prange(n):
-        k, s = _scan_text(buf, offsets[i], offsets[i + 1], word_limit, byte_limit, lcs, alnum, space,
-                          empty, empty, empty, 0, 0, False)  # fmt: skip
+        if word_limit == 0 and byte_limit == 0:
+            k, s = _count_unlimited(buf, offsets[i], offsets[i + 1], alnum)
+        else:
+            k, s = _scan_text(buf, offsets[i], offsets[i + 1], word_limit, byte_limit, lcs, alnum, space,
+                              empty, empty, empty, 0, 0, False)  # fmt: skip
         ntok[i] = k
         nsent[i] = s
     tok_offsets = np.zeros(n + 1, np.int64)

@@ -1,0 +1,76 @@
+"""Clipped n-gram hits one pair at a time, from corpus token ids.
+
+The same statistics as :func:`vecscore.counts.ngram_counts` followed by
+:func:`vecscore.counts.overlap` (sparse count matrices over the whole batch),
+for batches that are already interned (ROUGE-1.5.5's tokenizer, stemming and
+stopwords run first): for every pair, in a ``prange`` loop over chunks of
+pairs, its tokens get pair-local dense ids ``0 .. V-1`` (through one
+``n_vocab`` map per chunk), and :func:`vecscore.kernels.pair_rouge.pair_ngram_hits`
+counts them.  Nothing of corpus size is allocated besides the output.
+
+``drop_last`` leaves out every text's last token, which is how ROUGE-1.5.5
+counts the unigrams of ROUGE-SU (see :mod:`vecscore.kernels.skipgrams`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore._jit import jit, prange
+from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.kernels.pair_rouge import DENSE_IDS, pair_ngram_hits, pair_scratch
+
+__all__ = ["pair_ngram_hits_ids"]
+
+
+@jit(parallel=True)
+def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_last):
+    """Hits per order (``len(orders) x n_refs``, int64) of every reference row with its hypothesis.
+
+    ``ids``/``offsets``: the ragged batch (hypotheses ``0..n_pairs-1``, then
+    the references; ``ref_ptr`` as in :class:`vecscore.batch.PairBatch`),
+    ids below ``n_vocab``.  ``orders``: increasing, >= 1.
+    """
+    n_refs = ref_ptr[n_pairs]
+    hits = np.zeros((len(orders), n_refs), np.int64)
+    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
+    for c in prange(len(bounds) - 1):
+        bound = 1
+        most_refs = 0
+        for p in range(bounds[c], bounds[c + 1]):
+            most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
+            total = offsets[p + 1] - offsets[p]
+            for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
+                total += offsets[q + 1] - offsets[q]
+            bound = max(bound, total + 1)
+        _, _, _, gkey, gid_of, gstamp, _, _, lid, cur, nxt, hcnt, rcnt = pair_scratch(bound)
+        hcnt2 = np.zeros(DENSE_IDS, np.int32)
+        rcnt2 = np.zeros(DENSE_IDS, np.int32)
+        loc = np.full(max(n_vocab, 1), -1, np.int64)
+        toff = np.empty(most_refs + 2, np.int64)
+        for p in range(bounds[c], bounds[c + 1]):
+            q0 = ref_ptr[p]
+            n_texts = 1 + ref_ptr[p + 1] - q0
+            k = 0
+            v = 0
+            toff[0] = 0
+            for t in range(n_texts):
+                row = p if t == 0 else n_pairs + q0 + t - 1
+                hi = offsets[row + 1]
+                if drop_last and hi > offsets[row]:
+                    hi -= 1
+                for j in range(offsets[row], hi):
+                    g = ids[j]
+                    if loc[g] < 0:
+                        loc[g] = v
+                        v += 1
+                    lid[k] = loc[g]
+                    k += 1
+                toff[t + 1] = k
+            bits = _table_bits(k + 1)
+            pair_ngram_hits(lid, toff, n_texts, v, orders, p, 64 - bits, (1 << bits) - 1, gkey, gid_of, gstamp,
+                            cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
+            for t in range(n_texts):
+                row = p if t == 0 else n_pairs + q0 + t - 1
+                for j in range(offsets[row], offsets[row + 1]):
+                    loc[ids[j]] = -1
+    return hits
