@@ -7,6 +7,7 @@ parity of the public API on real data lives in test_rouge_n / test_rouge_lcs.
 """
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -45,11 +46,12 @@ def _twin_stats(hyp: str, ref: str):
     return out
 
 
-def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4)):
-    """``pair_rouge_stats`` on single-reference pairs: {metric: (hits, hyp_count, ref_count) arrays}."""
+def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4), bytewise=False):
+    """``pair_rouge_stats`` on single-reference pairs: {metric: (hits, hyp_count, ref_count) arrays}.
+    ``bytewise``: the byte-at-a-time tokenizer instead of the 64-byte block one."""
     rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", _lowered_utf8)
     lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
-                                          np.array(orders, np.int64), True, key_mask)
+                                          np.array(orders, np.int64), True, key_mask, bytewise)
     n = len(hyps)
     out = {f"rouge{k}": (hits[i], np.maximum(lengths[:n] - k + 1, 0), np.maximum(lengths[n:] - k + 1, 0))
            for i, k in enumerate(orders)}
@@ -57,13 +59,15 @@ def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4)):
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_text, _text), min_size=1, max_size=8), st.booleans(),
-       st.sampled_from([(1, 2, 3, 4), (1, 2), (1,), (2,), (3,)]))
-def test_kernel_equals_counter_and_dp_twins(pairs, collide, orders):
-    # (1, 2), (1,) and (2,) take the one-pass unigram/bigram route, the others the order-by-order ids
+       st.sampled_from([(1, 2, 3, 4), (1, 2), (1,), (2,), (3,)]), st.booleans(), st.integers(0, 3))
+def test_kernel_equals_counter_and_dp_twins(pairs, collide, orders, bytewise, repeat):
+    # (1, 2), (1,) and (2,) take the one-pass unigram/bigram route, the others the order-by-order ids;
+    # repeating a text makes it span several 64-byte blocks (tokens across block edges)
+    pairs = [(" ".join([h] * (1 + 5 * repeat)), r) for h, r in pairs]
     hyps, refs = [h for h, _ in pairs], [r for _, r in pairs]
-    got = _kernel_stats(hyps, refs, _COLLIDE if collide else -1, orders)
+    got = _kernel_stats(hyps, refs, _COLLIDE if collide else -1, orders, bytewise)
     for i, (h, r) in enumerate(pairs):
         want = _twin_stats(h, r)
         for m in [f"rouge{k}" for k in orders] + ["rougeL"]:
@@ -91,8 +95,8 @@ def test_collisions_of_long_token_keys_never_merge_tokens():
     # every long token shares one of four keys; the byte comparison must keep them apart
     hyps = ["abcdefghij abcdefghik abcdefghil", "supercalifragilistic"]
     refs = ["abcdefghik abcdefghij zzzzzzzzzz", "supercalifragilisticexpialidocious"]
-    for mask in (-1, _COLLIDE, np.int64(-(1 << 63))):
-        got = _kernel_stats(hyps, refs, mask)
+    for mask, bytewise in itertools.product((-1, _COLLIDE, np.int64(-(1 << 63))), (False, True)):
+        got = _kernel_stats(hyps, refs, mask, bytewise=bytewise)
         assert got["rouge1"][0].tolist() == [2, 0]
         assert got["rouge2"][0].tolist() == [0, 0]
         assert got["rougeL"][0].tolist() == [1, 0]

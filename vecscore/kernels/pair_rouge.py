@@ -31,12 +31,13 @@ compared within their own pair, so nothing is shared between threads.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.lcs import _lcs_long, _lcs_short
 from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.text.in_place import text_at
+from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_rouge_stats"]
 
@@ -146,6 +147,152 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
         ids[k] = v
         k += 1
     return k, n_vocab
+
+
+# [0-9A-Za-z] 8 bytes at a time (SWAR): a byte b < 0x80 lies in [lo, hi] when the high bit of
+# (b + 0x80 - lo) & ~(b + 0x7F - hi) is set; bytes >= 0x80 are never token bytes here.
+_HIGH = np.uint64(0x8080808080808080)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_PACK = np.uint64(0x0102040810204080)
+_DIGIT_ADD = np.uint64((0x80 - 48) * 0x0101010101010101)
+_DIGIT_SUB = np.uint64((0x7F - 57) * 0x0101010101010101)
+_UPPER_ADD = np.uint64((0x80 - 65) * 0x0101010101010101)
+_UPPER_SUB = np.uint64((0x7F - 90) * 0x0101010101010101)
+_LOWER_ADD = np.uint64((0x80 - 97) * 0x0101010101010101)
+_LOWER_SUB = np.uint64((0x7F - 122) * 0x0101010101010101)
+
+if numba.config.DISABLE_JIT:
+
+    def _ctz(x):
+        x = int(x)
+        return (x & -x).bit_length() - 1
+
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
+
+
+@jit
+def _upper_bits(x):
+    """High bit of every byte of ``x`` (all < 0x80) in ``A-Z``."""
+    return (x + _UPPER_ADD) & ~(x + _UPPER_SUB) & _HIGH
+
+
+@jit
+def _alnum_bits(addr):
+    """Bit ``j`` set where byte ``j`` of the 64 at ``addr`` is in ``[0-9A-Za-z]``."""
+    out = np.uint64(0)
+    for j in range(8):
+        w = np.uint64(word_at(addr + 8 * j))
+        x = w & _LOW7
+        m = ((x + _DIGIT_ADD) & ~(x + _DIGIT_SUB)) | _upper_bits(x) | ((x + _LOWER_ADD) & ~(x + _LOWER_SUB))
+        m &= ~w & _HIGH
+        out |= (((m >> np.uint64(7)) * _PACK) >> np.uint64(56)) << np.uint64(8 * j)
+    return out
+
+
+@jit
+def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
+                           n_vocab, pad):
+    """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased).
+
+    Token boundaries come from 64-bit masks of 64 bytes at a time (full
+    blocks read in place, the rest copied into ``pad`` after zero bytes, so
+    nothing past ``n`` is read), and a short token's key from one 8-byte
+    load lowercased as a word; each token is interned as soon as its end is
+    known.  Keys are the same as :func:`_tokenize_intern`'s.
+    """
+    text = text_at(addr, n)
+    pad_addr = pad.ctypes.data
+    one = np.uint64(1)
+    carry = np.uint64(0)
+    pending = -1
+    base = 0
+    while True:
+        last = base + 64 > n
+        if last:
+            for j in range(64):
+                pad[j] = 0
+            for j in range(n - base):
+                pad[j] = text[base + j]
+            a = _alnum_bits(pad_addr)
+        else:
+            a = _alnum_bits(addr + base)
+        before = (a << one) | carry
+        rises = a & ~before
+        falls = ~a & before
+        carry = a >> np.uint64(63)
+        while True:
+            if pending >= 0:
+                if falls == 0:
+                    break
+                s = pending
+                pending = -1
+            else:
+                if rises == 0:
+                    break
+                s = base + _ctz(rises)
+                rises &= rises - one
+                if falls == 0:
+                    pending = s
+                    break
+            e = base + _ctz(falls)
+            falls &= falls - one
+            length = e - s
+            if length <= _SHORT and s + 8 <= n:
+                w = np.uint64(word_at(addr + s)) & ((one << np.uint64(8 * length)) - one)
+                key = np.int64(w | (_upper_bits(w) >> np.uint64(2))) | (np.int64(length) << 56)
+            elif length > _SHORT and s + ((length + 7) & -8) <= n:  # the hash, a word at a time
+                h = _FNV_OFFSET
+                for q in range(0, length, 8):
+                    w = np.uint64(word_at(addr + s + q))
+                    if length - q < 8:
+                        w &= (one << np.uint64(8 * (length - q))) - one
+                    h = (h ^ (w | (_upper_bits(w) >> np.uint64(2)))) * _FNV_PRIME
+                key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+            else:
+                word = np.uint64(0)
+                h = _FNV_OFFSET
+                for q in range(length):
+                    if q > 0 and q % 8 == 0:
+                        h = (h ^ word) * _FNV_PRIME
+                        word = np.uint64(0)
+                    word |= np.uint64(fold[text[s + q]]) << np.uint64(8 * (q % 8))
+                if length <= _SHORT:
+                    key = np.int64(word) | (np.int64(length) << 56)
+                else:
+                    h = (h ^ word) * _FNV_PRIME
+                    key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+            slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+            while True:
+                there = tkey[slot]
+                if there == 0:
+                    v = n_vocab
+                    n_vocab += 1
+                    tkey[slot] = key
+                    tid[slot] = v
+                    slot_of[v] = slot
+                    rep_start[v] = addr + s
+                    rep_len[v] = length
+                    break
+                if there == key:
+                    v = tid[slot]
+                    if key >= 0:
+                        break
+                    if rep_len[v] == length:
+                        first = text_at(rep_start[v], length)
+                        same = True
+                        for q in range(length):
+                            if fold[text[s + q]] != fold[first[q]]:
+                                same = False
+                                break
+                        if same:
+                            break
+                slot = (slot + 1) & mask
+            ids[k] = v
+            k += 1
+        if last:
+            return k, n_vocab
+        base += 64
 
 
 @jit
@@ -328,22 +475,27 @@ def pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, stamp, shift, mask, gke
 
 
 @jit(parallel=True)
-def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1):
+def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1, bytewise=False):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
 
     ``orders`` (int64, increasing, >= 1) are the ROUGE-N orders to count.
     Returns ``(lengths, hits, lcs)``: tokens per text (``n_texts``), hits per
     order and reference row (``len(orders) x n_refs``), and the LCS length of
     each reference row with its hypothesis (zeros unless ``want_lcs``).
-    ``key_mask``: see :func:`_tokenize_intern` (tests only).
+    ``key_mask``: see :func:`_tokenize_intern` (tests only).  rouge-score's
+    table and fold take the block tokenizer (:func:`_tokenize_intern_alnum`)
+    unless ``bytewise`` (tests compare both).
     """
     n_pairs = len(ref_ptr) - 1
     n_refs = ref_ptr[n_pairs]
     lengths = np.zeros(n_pairs + n_refs, np.int64)
     cls = np.zeros(256, np.uint8)  # the folded byte inside a token (never 0 there), 0 for a separator
+    alnum = True  # rouge-score's tokens: [0-9A-Za-z], ASCII-lowercased (the block tokenizer)
     for b in range(256):
         if table[b] != 0:
             cls[b] = max(fold[b], 1)
+        is_alnum = 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122
+        alnum = alnum and (table[b] != 0) == is_alnum and (not is_alnum or fold[b] == (b + 32 if 65 <= b <= 90 else b))
     n_orders = len(orders)
     max_order = orders[n_orders - 1] if n_orders > 0 else 0
     hits = np.zeros((n_orders, n_refs), np.int64)
@@ -362,6 +514,7 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
         rcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
         toff = np.empty(most_refs + 2, np.int64)
         mask1 = np.zeros(bound, np.uint64)
+        pad = np.empty(64, np.uint8)
         slot = np.full(bound, -1, np.int64)
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
@@ -376,8 +529,12 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
             toff[0] = 0
             for t in range(n_texts):
                 row = p if t == 0 else n_pairs + q0 + t - 1
-                k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
-                                              tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab)
+                if alnum and not bytewise:
+                    k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
+                                                        tid, tstamp, rep_start, rep_len, ids, k, n_vocab, pad)
+                else:
+                    k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
+                                                  tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
             for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
