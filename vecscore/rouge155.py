@@ -405,23 +405,32 @@ class _Stats:
     weight: float | None = None  # ROUGE-W: apply f^-1 to the ratios
 
 
-def _ngram_hits(st: _Streams, orders, drop_last: bool = False) -> np.ndarray:
-    """Clipped n-gram hits per order and reference row (a per-pair kernel over the batch's ids)."""
-    return pair_ngram_hits_ids(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
-                               np.asarray(orders, np.int64), drop_last)
+def _ngram_memo(specs, su_compat: bool) -> dict:
+    """What one pass of :func:`_ngram_hits` serves: the ROUGE-N orders, order 1 for the corrected
+    ROUGE-SU, and the script's drop-last unigrams for its ROUGE-SU."""
+    su = [spec for spec in specs if spec.kind == "S" and spec.su]
+    orders = {spec.n for spec in specs if spec.kind == "N"}
+    if su and not su_compat:
+        orders.add(1)
+    return {"orders": sorted(orders), "drop_last": bool(su) and su_compat}
+
+
+def _ngram_hits(st: _Streams, memo: dict) -> np.ndarray:
+    """Clipped n-gram hits per order (then the drop-last unigrams) and reference row, from one
+    per-pair kernel over the batch's ids, computed on first use."""
+    if "hits" not in memo:
+        memo["hits"] = pair_ngram_hits_ids(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
+                                           np.asarray(memo["orders"], np.int64), memo["drop_last"])
+    return memo["hits"]
 
 
 def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool, memo: dict) -> _Stats:
-    """Statistics of one metric; ``memo`` shares work between metrics of one call
-    (``memo["orders"]``: every ROUGE-N order asked for, counted in one pass)."""
+    """Statistics of one metric; ``memo`` (:func:`_ngram_memo`) shares work between the metrics of a call."""
     nrefs = np.diff(st.ref_ptr)
     lens = np.diff(st.ns.offsets)
     hyp_len = np.repeat(lens[: st.n_pairs], nrefs)
     if spec.kind == "N":
-        orders = memo["orders"]
-        if "N" not in memo:
-            memo["N"] = _ngram_hits(st, orders)
-        hits = memo["N"][orders.index(spec.n)]
+        hits = _ngram_hits(st, memo)[memo["orders"].index(spec.n)]
         totals = np.maximum(lens - (spec.n - 1), 0)
         hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
@@ -434,9 +443,8 @@ def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool, memo: 
         hits = memo[("S", spec.gap)]
         uni = (UNI_PERL if su_compat else UNI_ALL) if spec.su else UNI_NONE
         if uni != UNI_NONE:
-            if ("U", uni) not in memo:
-                memo[("U", uni)] = _ngram_hits(st, [1], drop_last=uni == UNI_PERL)[0]
-            hits = hits + memo[("U", uni)]
+            all_hits = _ngram_hits(st, memo)
+            hits = hits + (all_hits[-1] if uni == UNI_PERL else all_hits[memo["orders"].index(1)])
         totals = skip_bigram_totals(lens, spec.gap, uni)
         hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
@@ -575,7 +583,7 @@ def rouge155(
                   byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
     alpha = float(alpha)
     scores, stats = {}, {}
-    memo = {"orders": sorted({spec.n for spec in specs if spec.kind == "N"})}
+    memo = _ngram_memo(specs, su_compat)
     for name, spec in zip(metrics, specs):
         s = _stats(spec, st, su_compat, wlcs_compat, memo)
         h, pd, rd = _combine(s, st.ref_ptr, multi_ref)

@@ -8,8 +8,9 @@ pairs, its tokens get pair-local dense ids ``0 .. V-1`` (through one
 ``n_vocab`` map per chunk), and :func:`vecscore.kernels.pair_rouge.pair_ngram_hits`
 counts them.  Nothing of corpus size is allocated besides the output.
 
-``drop_last`` leaves out every text's last token, which is how ROUGE-1.5.5
-counts the unigrams of ROUGE-SU (see :mod:`vecscore.kernels.skipgrams`).
+``drop_last`` adds one more row of hits: unigrams without every text's last
+token, which is how ROUGE-1.5.5 counts the unigrams of ROUGE-SU (see
+:mod:`vecscore.kernels.skipgrams`), from the same pair-local ids.
 """
 from __future__ import annotations
 
@@ -17,21 +18,23 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.pair_rouge import DENSE_IDS, pair_ngram_hits, pair_scratch
+from vecscore.kernels.pair_rouge import DENSE_IDS, _clipped_hits, pair_ngram_hits, pair_scratch
 
 __all__ = ["pair_ngram_hits_ids"]
 
 
 @jit(parallel=True)
 def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_last):
-    """Hits per order (``len(orders) x n_refs``, int64) of every reference row with its hypothesis.
+    """Hits per order (``len(orders) x n_refs``, int64) of every reference row with its hypothesis,
+    plus the drop-last unigram row if ``drop_last``.
 
     ``ids``/``offsets``: the ragged batch (hypotheses ``0..n_pairs-1``, then
     the references; ``ref_ptr`` as in :class:`vecscore.batch.PairBatch`),
-    ids below ``n_vocab``.  ``orders``: increasing, >= 1.
+    ids below ``n_vocab``.  ``orders``: increasing, >= 1 (may be empty).
     """
     n_refs = ref_ptr[n_pairs]
-    hits = np.zeros((len(orders), n_refs), np.int64)
+    n_orders = len(orders)
+    hits = np.zeros((n_orders + (1 if drop_last else 0), n_refs), np.int64)
     bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
     for c in prange(len(bounds) - 1):
         bound = 1
@@ -55,10 +58,7 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
             toff[0] = 0
             for t in range(n_texts):
                 row = p if t == 0 else n_pairs + q0 + t - 1
-                hi = offsets[row + 1]
-                if drop_last and hi > offsets[row]:
-                    hi -= 1
-                for j in range(offsets[row], hi):
+                for j in range(offsets[row], offsets[row + 1]):
                     g = ids[j]
                     if loc[g] < 0:
                         loc[g] = v
@@ -69,6 +69,14 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
             bits = _table_bits(k + 1)
             pair_ngram_hits(lid, toff, n_texts, v, orders, p, 64 - bits, (1 << bits) - 1, gkey, gid_of, gstamp,
                             cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
+            if drop_last:
+                hu = lid[toff[0]:max(toff[1] - 1, toff[0])]
+                for j in range(len(hu)):
+                    hcnt[hu[j]] += 1
+                for t in range(1, n_texts):
+                    hits[n_orders, q0 + t - 1] = _clipped_hits(lid[toff[t]:max(toff[t + 1] - 1, toff[t])], hcnt, rcnt)
+                for j in range(len(hu)):
+                    hcnt[hu[j]] = 0
             for t in range(n_texts):
                 row = p if t == 0 else n_pairs + q0 + t - 1
                 for j in range(offsets[row], offsets[row + 1]):
