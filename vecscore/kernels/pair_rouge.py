@@ -31,12 +31,12 @@ compared within their own pair, so nothing is shared between threads.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.lcs import _lcs_long, _lcs_short
 from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.kernels.swar import LOW7, block_at, ctz, in_ranges, packed, range_adders
 from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_rouge_stats"]
@@ -64,6 +64,42 @@ def _token_bound(lens, n_pairs, ref_ptr, p):
     """An upper bound on the tokens of pair ``p`` (a token and a separator take 2 bytes)."""
     n_texts = 1 + ref_ptr[p + 1] - ref_ptr[p]
     return (_pair_bytes(lens, n_pairs, ref_ptr, p) + n_texts) // 2 + 1
+
+
+@jit
+def _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
+    """The pair-local id of the token ``text[s:s + length]`` with ``key``; returns ``(id, n_vocab)``.
+
+    ``tkey`` is an open-addressing table in which 0 marks a free slot (keys
+    are never 0); ``slot_of[v]`` records the slot of a new id ``v`` so that
+    the caller can free the pair's slots afterwards.  A hit on a hashed key
+    (negative) is confirmed by comparing the folded bytes with the id's
+    first occurrence, at address ``rep_start[v]``.
+    """
+    slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+    while True:
+        there = tkey[slot]
+        if there == 0:
+            tkey[slot] = key
+            tid[slot] = n_vocab
+            slot_of[n_vocab] = slot
+            rep_start[n_vocab] = addr + s
+            rep_len[n_vocab] = length
+            return n_vocab, n_vocab + 1
+        if there == key:
+            v = tid[slot]
+            if key >= 0:
+                return v, n_vocab
+            if rep_len[v] == length:
+                first = text_at(rep_start[v], length)
+                same = True
+                for q in range(length):
+                    if fold[text[s + q]] != fold[first[q]]:
+                        same = False
+                        break
+                if same:
+                    return v, n_vocab
+        slot = (slot + 1) & mask
 
 
 @jit
@@ -118,63 +154,22 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
         else:
             h = (h ^ word) * _FNV_PRIME
             key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
-        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-        while True:
-            there = tkey[slot]
-            if there == 0:
-                v = n_vocab
-                n_vocab += 1
-                tkey[slot] = key
-                tid[slot] = v
-                tstamp[v] = slot
-                rep_start[v] = addr + s
-                rep_len[v] = length
-                break
-            if there == key:
-                v = tid[slot]
-                if key >= 0:
-                    break
-                if rep_len[v] == length:
-                    first = text_at(rep_start[v], length)
-                    same = True
-                    for q in range(length):
-                        if fold[text[s + q]] != fold[first[q]]:
-                            same = False
-                            break
-                    if same:
-                        break
-            slot = (slot + 1) & mask
+        v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
+                             n_vocab)
         ids[k] = v
         k += 1
     return k, n_vocab
 
 
-# [0-9A-Za-z] 8 bytes at a time (SWAR): a byte b < 0x80 lies in [lo, hi] when the high bit of
-# (b + 0x80 - lo) & ~(b + 0x7F - hi) is set; bytes >= 0x80 are never token bytes here.
-_HIGH = np.uint64(0x8080808080808080)
-_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_PACK = np.uint64(0x0102040810204080)
-_DIGIT_ADD = np.uint64((0x80 - 48) * 0x0101010101010101)
-_DIGIT_SUB = np.uint64((0x7F - 57) * 0x0101010101010101)
-_UPPER_ADD = np.uint64((0x80 - 65) * 0x0101010101010101)
-_UPPER_SUB = np.uint64((0x7F - 90) * 0x0101010101010101)
-_LOWER_ADD = np.uint64((0x80 - 97) * 0x0101010101010101)
-_LOWER_SUB = np.uint64((0x7F - 122) * 0x0101010101010101)
-
-if numba.config.DISABLE_JIT:
-
-    def _ctz(x):
-        x = int(x)
-        return (x & -x).bit_length() - 1
-
-else:
-    from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
+# rouge-score's token bytes, tested 8 bytes at a time (vecscore.kernels.swar)
+_ALNUM_RANGES = range_adders([(48, 57), (65, 90), (97, 122)])
+_UPPER_RANGE = range_adders([(65, 90)])
 
 
 @jit
-def _upper_bits(x):
-    """High bit of every byte of ``x`` (all < 0x80) in ``A-Z``."""
-    return (x + _UPPER_ADD) & ~(x + _UPPER_SUB) & _HIGH
+def _lowered(w):
+    """ASCII ``A-Z`` -> ``a-z`` on the 8 bytes of ``w`` (each < 0x80)."""
+    return w | (in_ranges(w, _UPPER_RANGE) >> np.uint64(2))
 
 
 @jit
@@ -183,10 +178,8 @@ def _alnum_bits(addr):
     out = np.uint64(0)
     for j in range(8):
         w = np.uint64(word_at(addr + 8 * j))
-        x = w & _LOW7
-        m = ((x + _DIGIT_ADD) & ~(x + _DIGIT_SUB)) | _upper_bits(x) | ((x + _LOWER_ADD) & ~(x + _LOWER_SUB))
-        m &= ~w & _HIGH
-        out |= (((m >> np.uint64(7)) * _PACK) >> np.uint64(56)) << np.uint64(8 * j)
+        m = in_ranges(w & LOW7, _ALNUM_RANGES) & ~w  # bytes >= 0x80 are separators
+        out |= packed(m) << np.uint64(8 * j)
     return out
 
 
@@ -202,21 +195,13 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
     known.  Keys are the same as :func:`_tokenize_intern`'s.
     """
     text = text_at(addr, n)
-    pad_addr = pad.ctypes.data
     one = np.uint64(1)
     carry = np.uint64(0)
     pending = -1
     base = 0
     while True:
         last = base + 64 > n
-        if last:
-            for j in range(64):
-                pad[j] = 0
-            for j in range(n - base):
-                pad[j] = text[base + j]
-            a = _alnum_bits(pad_addr)
-        else:
-            a = _alnum_bits(addr + base)
+        a = _alnum_bits(block_at(text, base, pad, 0))
         before = (a << one) | carry
         rises = a & ~before
         falls = ~a & before
@@ -230,24 +215,24 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
             else:
                 if rises == 0:
                     break
-                s = base + _ctz(rises)
+                s = base + ctz(rises)
                 rises &= rises - one
                 if falls == 0:
                     pending = s
                     break
-            e = base + _ctz(falls)
+            e = base + ctz(falls)
             falls &= falls - one
             length = e - s
             if length <= _SHORT and s + 8 <= n:
                 w = np.uint64(word_at(addr + s)) & ((one << np.uint64(8 * length)) - one)
-                key = np.int64(w | (_upper_bits(w) >> np.uint64(2))) | (np.int64(length) << 56)
+                key = np.int64(_lowered(w)) | (np.int64(length) << 56)
             elif length > _SHORT and s + ((length + 7) & -8) <= n:  # the hash, a word at a time
                 h = _FNV_OFFSET
                 for q in range(0, length, 8):
                     w = np.uint64(word_at(addr + s + q))
                     if length - q < 8:
                         w &= (one << np.uint64(8 * (length - q))) - one
-                    h = (h ^ (w | (_upper_bits(w) >> np.uint64(2)))) * _FNV_PRIME
+                    h = (h ^ _lowered(w)) * _FNV_PRIME
                 key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
             else:
                 word = np.uint64(0)
@@ -262,32 +247,8 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
                 else:
                     h = (h ^ word) * _FNV_PRIME
                     key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
-            slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-            while True:
-                there = tkey[slot]
-                if there == 0:
-                    v = n_vocab
-                    n_vocab += 1
-                    tkey[slot] = key
-                    tid[slot] = v
-                    slot_of[v] = slot
-                    rep_start[v] = addr + s
-                    rep_len[v] = length
-                    break
-                if there == key:
-                    v = tid[slot]
-                    if key >= 0:
-                        break
-                    if rep_len[v] == length:
-                        first = text_at(rep_start[v], length)
-                        same = True
-                        for q in range(length):
-                            if fold[text[s + q]] != fold[first[q]]:
-                                same = False
-                                break
-                        if same:
-                            break
-                slot = (slot + 1) & mask
+            v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
+                                 n_vocab)
             ids[k] = v
             k += 1
         if last:

@@ -31,10 +31,11 @@ references.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from vecscore._jit import jit
+from vecscore.kernels.bleu_tokenize import _replace
+from vecscore.kernels.swar import block_at, ctz, in_ranges, packed, range_adders
 from vecscore.text.in_place import word_at
 
 __all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH"]
@@ -79,31 +80,6 @@ _GT1 = np.frombuffer(b">", np.uint8)
 
 
 @jit
-def _replace(src, n, dst, pat, rep):
-    """``str.replace(pat, rep)`` on ``src[:n]`` into ``dst``; returns the new length."""
-    m = 0
-    k = len(pat)
-    i = 0
-    while i < n:
-        hit = i + k <= n
-        if hit:
-            for j in range(k):
-                if src[i + j] != pat[j]:
-                    hit = False
-                    break
-        if hit:
-            for j in range(len(rep)):
-                dst[m] = rep[j]
-                m += 1
-            i += k
-        else:
-            dst[m] = src[i]
-            m += 1
-            i += 1
-    return m
-
-
-@jit
 def rewrite(text, a, b):
     """Step 1 on ``text`` (uint8); the result is ``a[:n]``, returns ``n`` (``a``, ``b``: scratch of ``len(text)``)."""
     n = _replace(text, len(text), a, _SKIPPED, _EMPTY)
@@ -131,63 +107,48 @@ def _is_dot(src, x):
     return x >= 0 and (src[x] == 46 or src[x] == 44)
 
 
+_R2 = 2  # ([^0-9])([\.,]) -> "\1 \2 "
+_R3 = 3  # ([\.,])([^0-9]) -> " \1 \2"
+_R4 = 4  # ([0-9])(-) -> "\1 \2 "
+
+
 @jit
-def _r2(src, a, m, b):
-    """R2 ``([^0-9])([\\.,])`` -> ``"\\1 \\2 "`` on items ``a[:m]`` into ``b``."""
+def _substitute(src, a, m, b, rule):
+    """One of R2-R4 on items ``a[:m]`` into ``b``; returns the new count.
+
+    Like ``re.sub``: left to right, a match consumes both of its items, so
+    the next match starts after it.
+    """
     out = 0
     i = 0
     while i < m:
-        if i + 1 < m and not _is_digit(src, a[i]) and _is_dot(src, a[i + 1]):
-            b[out] = a[i]
-            b[out + 1] = -1
-            b[out + 2] = a[i + 1]
-            b[out + 3] = -1
-            out += 4
-            i += 2
-        else:
+        hit = False
+        if i + 1 < m:
+            x = a[i]
+            y = a[i + 1]
+            if rule == _R2:
+                hit = not _is_digit(src, x) and _is_dot(src, y)
+            elif rule == _R3:
+                hit = _is_dot(src, x) and not _is_digit(src, y)
+            else:
+                hit = _is_digit(src, x) and y >= 0 and src[y] == 45
+        if not hit:
             b[out] = a[i]
             out += 1
             i += 1
-    return out
-
-
-@jit
-def _r3(src, a, m, b):
-    """R3 ``([\\.,])([^0-9])`` -> ``" \\1 \\2"``."""
-    out = 0
-    i = 0
-    while i < m:
-        if i + 1 < m and _is_dot(src, a[i]) and not _is_digit(src, a[i + 1]):
+            continue
+        if rule == _R3:
             b[out] = -1
             b[out + 1] = a[i]
             b[out + 2] = -1
             b[out + 3] = a[i + 1]
-            out += 4
-            i += 2
         else:
-            b[out] = a[i]
-            out += 1
-            i += 1
-    return out
-
-
-@jit
-def _r4(src, a, m, b):
-    """R4 ``([0-9])(-)`` -> ``"\\1 \\2 "``."""
-    out = 0
-    i = 0
-    while i < m:
-        if i + 1 < m and _is_digit(src, a[i]) and a[i + 1] >= 0 and src[a[i + 1]] == 45:
             b[out] = a[i]
             b[out + 1] = -1
             b[out + 2] = a[i + 1]
             b[out + 3] = -1
-            out += 4
-            i += 2
-        else:
-            b[out] = a[i]
-            out += 1
-            i += 1
+        out += 4
+        i += 2
     return out
 
 
@@ -200,9 +161,9 @@ def _split_word(src, s, e, starts, ends, k, a, b):
         m += 1
         a[m] = i
     a[m + 1] = -1
-    m = _r2(src, a, m + 2, b)
-    m = _r3(src, b, m, a)
-    m = _r4(src, a, m, b)
+    m = _substitute(src, a, m + 2, b, _R2)
+    m = _substitute(src, b, m, a, _R3)
+    m = _substitute(src, a, m, b, _R4)
     inside = False
     for j in range(m):
         x = b[j]
@@ -220,46 +181,11 @@ def _split_word(src, s, e, starts, ends, k, a, b):
     return k
 
 
-# Byte classes 8 bytes at a time (SWAR; every byte < 0x80): the high bit of each byte of
-# ``(w + A) & ~(w + B) & _HIGH`` says whether it lies in [lo, hi], with A = (0x80 - lo) and
-# B = (0x7F - hi) in every byte.
-_HIGH = np.uint64(0x8080808080808080)
-_PACK = np.uint64(0x0102040810204080)
-
-
-def _range_adders(ranges) -> np.ndarray:
-    return np.array([[(0x80 - lo) * 0x0101010101010101, (0x7F - hi) * 0x0101010101010101] for lo, hi in ranges],
-                    np.uint64)
-
-
-_WS_RANGES = _range_adders([(9, 13), (28, 32)])
-_R1_RANGES = _range_adders([(33, 38), (40, 43), (47, 47), (58, 64), (91, 96), (123, 126)])  # and the space
-_TRIGGER_RANGES = _range_adders([(10, 10), (38, 38), (60, 60)])  # '\n', '&', '<': step 1 may fire
-_SPLIT_RANGE = _range_adders([(44, 46)])  # ',', '-', '.'
-
-if numba.config.DISABLE_JIT:
-
-    def _ctz(x):
-        x = int(x)
-        return (x & -x).bit_length() - 1
-
-else:
-    from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
-
-
-@jit
-def _in_ranges(w, ranges):
-    """High bit of every byte of ``w`` that lies in one of ``ranges``."""
-    m = np.uint64(0)
-    for r in range(ranges.shape[0]):
-        m |= (w + ranges[r, 0]) & ~(w + ranges[r, 1])
-    return m & _HIGH
-
-
-@jit
-def _packed(m):
-    """The high bits of ``m``'s 8 bytes as 8 consecutive bits (byte ``j`` -> bit ``j``)."""
-    return ((m >> np.uint64(7)) * _PACK) >> np.uint64(56)
+# byte ranges of the classes, tested 8 bytes at a time (vecscore.kernels.swar; text is ASCII)
+_WS_RANGES = range_adders([(9, 13), (28, 32)])
+_R1_RANGES = range_adders([(33, 38), (40, 43), (47, 47), (58, 64), (91, 96), (123, 126)])  # and the space
+_TRIGGER_RANGES = range_adders([(10, 10), (38, 38), (60, 60)])  # '\n', '&', '<': step 1 may fire
+_SPLIT_RANGE = range_adders([(44, 46)])  # ',', '-', '.'
 
 
 @jit
@@ -273,11 +199,11 @@ def _block(addr):
     for j in range(8):
         w = np.uint64(word_at(addr + 8 * j))
         s = np.uint64(8 * j)
-        wsj = _in_ranges(w, _WS_RANGES)
-        ws |= _packed(wsj) << s
-        sep |= _packed(wsj | _in_ranges(w, _R1_RANGES)) << s
-        trig |= _packed(_in_ranges(w, _TRIGGER_RANGES)) << s
-        split |= _packed(_in_ranges(w, _SPLIT_RANGE)) << s
+        wsj = in_ranges(w, _WS_RANGES)
+        ws |= packed(wsj) << s
+        sep |= packed(wsj | in_ranges(w, _R1_RANGES)) << s
+        trig |= packed(in_ranges(w, _TRIGGER_RANGES)) << s
+        split |= packed(in_ranges(w, _SPLIT_RANGE)) << s
     return ws, sep, trig, split
 
 
@@ -292,8 +218,6 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
     (64 bytes) after spaces, so nothing past ``n`` is read.  Returns the
     number of spans, or -1 if ``check`` and a trigger character occurs.
     """
-    addr = src.ctypes.data
-    pad_addr = pad.ctypes.data
     ks = 0
     ke = 0
     kp = 0
@@ -303,14 +227,7 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
     one = np.uint64(1)
     while True:
         last = base + 64 > n
-        if last:
-            for j in range(64):
-                pad[j] = 32
-            for j in range(n - base):
-                pad[j] = src[base + j]
-            ws, sep, trig, split = _block(pad_addr)
-        else:
-            ws, sep, trig, split = _block(addr + base)
+        ws, sep, trig, split = _block(block_at(src, base, pad, 32))  # padded with spaces
         if check and trig != 0:
             return -1
         word = ~sep
@@ -321,15 +238,15 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
         carry_word = word >> np.uint64(63)
         carry_r1 = r1 >> np.uint64(63)
         while starts != 0:
-            ts[ks] = base + _ctz(starts)
+            ts[ks] = base + ctz(starts)
             ks += 1
             starts &= starts - one
         while ends != 0:
-            te[ke] = base + _ctz(ends)
+            te[ke] = base + ctz(ends)
             ke += 1
             ends &= ends - one
         while split != 0:
-            tsplit[kp] = base + _ctz(split)
+            tsplit[kp] = base + ctz(split)
             kp += 1
             split &= split - one
         if last:
