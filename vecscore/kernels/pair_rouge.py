@@ -201,7 +201,7 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
     base = 0
     while True:
         last = base + 64 > n
-        a = _alnum_bits(block_at(text, base, pad, 0))
+        a = _alnum_bits(block_at(text, addr, base, pad, 0))
         before = (a << one) | carry
         rises = a & ~before
         falls = ~a & before

@@ -218,6 +218,7 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
     (64 bytes) after spaces, so nothing past ``n`` is read.  Returns the
     number of spans, or -1 if ``check`` and a trigger character occurs.
     """
+    addr = src.ctypes.data
     ks = 0
     ke = 0
     kp = 0
@@ -227,7 +228,7 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
     one = np.uint64(1)
     while True:
         last = base + 64 > n
-        ws, sep, trig, split = _block(block_at(src, base, pad, 32))  # padded with spaces
+        ws, sep, trig, split = _block(block_at(src, addr, base, pad, 32))  # padded with spaces
         if check and trig != 0:
             return -1
         word = ~sep

@@ -45,13 +45,13 @@ def packed(m):
 
 
 @jit
-def block_at(text, base, pad, fill):
-    """Address of the 64 bytes of ``text`` from ``base``: in place where all 64 exist, else
-    ``pad`` (64 bytes) holding the rest of the text followed by ``fill`` bytes, so that
-    nothing past the text is read."""
+def block_at(text, addr, base, pad, fill):
+    """Address of the 64 bytes of ``text`` (at address ``addr``) from ``base``: in place where all
+    64 exist, else ``pad`` (64 bytes) holding the rest of the text followed by ``fill`` bytes, so
+    that nothing past the text is read."""
     n = len(text)
     if base + 64 <= n:
-        return text.ctypes.data + base
+        return addr + base
     for j in range(64):
         pad[j] = fill
     for j in range(n - base):
