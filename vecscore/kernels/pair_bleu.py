@@ -11,7 +11,8 @@ largest pair:
    is rewritten into scratch first), otherwise on whitespace;
 2. tokens get pair-local dense ids: exact keys for tokens of up to 7 bytes,
    hashed keys for longer ones, every hit of a hashed key confirmed against
-   the bytes of the id's first occurrence (kept in a per-pair store);
+   the bytes of the id's first occurrence (in the text, or in the pair's
+   rewrite scratch, where each rewritten text keeps its own place);
 3. n-grams of orders ``1..K`` get pair-local ids order by order
    (:mod:`vecscore.kernels.pair_rouge`), and the hypothesis counts are clipped
    by each n-gram's maximum count over the references.
@@ -27,7 +28,9 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.pair_rouge import DENSE_IDS, next_order, pair_scratch
+from vecscore.kernels.pair_rouge import (
+    _FNV_OFFSET, _FNV_PRIME, _SHORT, DENSE_IDS, _intern, _pair_bytes, next_order, pair_scratch,
+)
 from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_bleu_counts", "FAST_MODES"]
@@ -38,10 +41,7 @@ MODE_CHAR = 2
 #: tokenizer names of this kernel, by mode
 FAST_MODES = {"13a": MODE_13A, "none": MODE_NONE, "char": MODE_CHAR}
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_SHORT = 7
+_SAME_BYTE = np.arange(256).astype(np.uint8)  # 13a compares tokens byte for byte
 
 
 @jit
@@ -60,17 +60,16 @@ def _rstrip(text):
 
 
 @jit
-def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
-                  store, ids, n_vocab, n_store):
+def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids,
+                  n_vocab):
     """Intern the tokens ``src[starts[x]:ends[x]]`` for ``x`` in ``k0..k1`` into the pair's table.
 
     A token of up to ``_SHORT`` bytes has an exact key (its bytes and
     length, packed); a longer one a 63-bit hash (bit 63 set, ANDed with
-    ``key_mask``) whose every hit is confirmed against the id's first
-    occurrence, copied into ``store`` (``src`` may be scratch that the next
-    text overwrites).  Local ids go to ``ids[x]``; returns ``(n_vocab, n_store)``.
-    Keys are never 0, which marks a free slot of ``tkey``; ``slot_of[v]`` is
-    the slot of id ``v``, so that the caller can free the pair's slots.
+    ``key_mask``).  :func:`vecscore.kernels.pair_rouge._intern` numbers the
+    keys; it confirms a hashed key against the id's first occurrence by
+    address, so ``src`` must stay in place until the pair is done.  Local ids
+    go to ``ids[x]``; returns ``n_vocab``.
     """
     addr = src.ctypes.data
     n = len(src)
@@ -88,47 +87,9 @@ def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tid, s
             for q in range(length):
                 h = (h ^ np.uint64(src[s + q])) * _FNV_PRIME
             key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
-        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-        while True:
-            there = tkey[slot]
-            if there == 0:
-                tkey[slot] = key
-                tid[slot] = n_vocab
-                slot_of[n_vocab] = slot
-                v = n_vocab
-                n_vocab += 1
-                if key < 0:  # keep a long token's characters for later comparisons
-                    rep_start[v] = n_store
-                    rep_len[v] = length
-                    for q in range(length):
-                        store[n_store + q] = src[s + q]
-                    n_store += length
-                break
-            if there == key:
-                v = tid[slot]
-                if key >= 0:
-                    break
-                if rep_len[v] == length:
-                    r = rep_start[v]
-                    same = True
-                    for q in range(length):
-                        if store[r + q] != src[s + q]:
-                            same = False
-                            break
-                    if same:
-                        break
-            slot = (slot + 1) & mask
-        ids[x] = v
-    return n_vocab, n_store
-
-
-@jit
-def _pair_bytes(lens, n_pairs, ref_ptr, p):
-    """Bytes of pair ``p``'s texts: a bound on its tokens and on their bytes."""
-    total = lens[p] + 1
-    for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
-        total += lens[q]
-    return total
+        ids[x], n_vocab = _intern(key, src, addr, s, length, _SAME_BYTE, shift, mask, tkey, tid, slot_of, rep_start,
+                                  rep_len, n_vocab)
+    return n_vocab
 
 
 @jit(parallel=True)
@@ -152,19 +113,18 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
         longest = 1
         most_refs = 0
         for p in range(bounds[c], bounds[c + 1]):
-            bound = max(bound, _pair_bytes(lens, n_pairs, ref_ptr, p))
+            bound = max(bound, _pair_bytes(lens, n_pairs, ref_ptr, p) + 1)  # bounds tokens and bytes
             most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
             longest = max(longest, lens[p])
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
                 longest = max(longest, lens[q])
         tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
         tkey[:] = 0
-        store = np.empty(bound, np.uint8)
         starts = np.empty(bound, np.int64)
         ends = np.empty(bound, np.int64)
         rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
         toff = np.empty(most_refs + 2, np.int64)
-        ra = np.empty(longest + 1, np.uint8)
+        ra = np.empty(bound, np.uint8)  # the pair's rewritten texts, side by side
         rb = np.empty(longest + 1, np.uint8)
         wa = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
         wb = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
@@ -175,12 +135,12 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
             n_in = 1 + ref_ptr[p + 1] - q0
-            bits = _table_bits(_pair_bytes(lens, n_pairs, ref_ptr, p))
+            bits = _table_bits(_pair_bytes(lens, n_pairs, ref_ptr, p) + 1)
             shift = 64 - bits
             mask = (1 << bits) - 1
             k = 0
             n_vocab = 0
-            n_store = 0
+            used = 0  # bytes of ra taken by the pair's rewritten texts
             toff[0] = 0
             for t in range(n_in):
                 row = p if t == 0 else n_pairs + q0 + t - 1
@@ -189,17 +149,19 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                 if mode == MODE_13A:
                     k = spans_13a(text, len(text), starts, ends, k0, wa, wb, True, ts, te, tsplit, pad)
                     if k >= 0:
-                        n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey,
-                                                         tid, tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
-                    else:  # step 1 of 13a may change this text: rewrite it into scratch first
-                        m = rewrite(text, ra, rb)
-                        k = spans_13a(ra, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
-                        n_vocab, n_store = _intern_spans(ra, starts, ends, k0, k, key_mask, shift, mask, tkey, tid,
-                                                         tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
+                        n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
+                                                rep_start, rep_len, ids, n_vocab)
+                    else:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
+                        m = rewrite(text, ra[used:], rb)
+                        src = ra[used:used + m]
+                        used += m
+                        k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
+                        n_vocab = _intern_spans(src, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
+                                                rep_start, rep_len, ids, n_vocab)
                 else:
                     k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
-                    n_vocab, n_store = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid,
-                                                     tstamp, rep_start, rep_len, store, ids, n_vocab, n_store)
+                    n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
+                                            rep_start, rep_len, ids, n_vocab)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
             for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
