@@ -11,14 +11,14 @@ ASCII lowercasing, so that a tokenizer need not write a lowered copy.
 from __future__ import annotations
 
 import ctypes
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from vecscore.kernels.tokenize import nul_offsets
+from vecscore.text.in_place import ASCII, str_rows
 
-__all__ = ["TokenSpans", "encode_texts", "encode_nul_separated", "encode_joined", "ascii_view"]
+__all__ = ["TokenSpans", "encode_texts", "encode_nul_separated", "ascii_view"]
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,8 @@ def encode_nul_separated(texts) -> tuple[np.ndarray, np.ndarray] | None:
     when the batch is not pure ASCII or a text contains a NUL itself; use
     :func:`encode_texts` then.
     """
-    return encode_joined("\x00".join(texts), len(texts))
-
-
-def encode_joined(joined: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`encode_nul_separated` of ``n`` texts already joined with NUL bytes."""
+    n = len(texts)
+    joined = "\x00".join(texts)
     if not joined.isascii():
         return None
     buf = ascii_view(joined)
@@ -88,39 +85,21 @@ def encode_joined(joined: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
     return buf, offsets
 
 
-_ASCII_HEADER: int | None = None
+def ascii_view(s: str) -> np.ndarray | None:
+    """A read-only uint8 view of an ASCII ``str``'s characters, without copying.
 
-
-def _ascii_header() -> int:
-    """Bytes before a compact ASCII ``str``'s characters, checked once; ``-1`` if unusable."""
-    global _ASCII_HEADER
-    if _ASCII_HEADER is None:
-        _ASCII_HEADER = -1
-        if sys.implementation.name == "cpython":
-            probe = "".join(["vecscore ascii probe ", str(id(object()))])
-            header = sys.getsizeof(probe) - len(probe) - 1
-            if 0 < header <= 256 and _view(probe, header).tobytes() == probe.encode("ascii"):
-                _ASCII_HEADER = header
-    return _ASCII_HEADER
-
-
-def _view(s: str, header: int) -> np.ndarray:
-    raw = (ctypes.c_uint8 * len(s)).from_address(id(s) + header)
+    Where :mod:`vecscore.text.in_place` can read this Python's strings in
+    place, the view is over the string's own bytes and holds a reference to
+    it; ``None`` otherwise, and for non-ASCII strings (the caller encodes
+    then).
+    """
+    rows = str_rows((s,)) if type(s) is str else None
+    if rows is None or rows.kind[0] != ASCII:
+        return None
+    if not s:
+        return np.zeros(0, np.uint8)
+    raw = (ctypes.c_uint8 * len(s)).from_address(int(rows.addrs[0]))
     raw._owner = s  # the view keeps the string alive
     out = np.frombuffer(raw, dtype=np.uint8)
     out.flags.writeable = False
     return out
-
-
-def ascii_view(s: str) -> np.ndarray | None:
-    """A read-only uint8 view of an ASCII ``str``'s characters, without copying.
-
-    CPython stores an ASCII string's characters, one byte each, right after
-    its object header; the view holds a reference to the string.  ``None``
-    off CPython, for non-ASCII or non-compact strings (the caller encodes
-    then).
-    """
-    header = _ascii_header()
-    if header < 0 or type(s) is not str or not s.isascii() or sys.getsizeof(s) != header + len(s) + 1:
-        return None
-    return _view(s, header) if s else np.zeros(0, np.uint8)

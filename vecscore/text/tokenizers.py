@@ -32,7 +32,7 @@ import numpy as np
 from vecscore.errors import VecscoreError
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.tokenize import MODE_CHAR, MODE_CJK, MODE_WHITESPACE, split_byte_runs, split_codepoints
-from vecscore.text.spans import TokenSpans, encode_joined, encode_nul_separated, encode_texts
+from vecscore.text.spans import TokenSpans, encode_nul_separated, encode_texts
 
 __all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer", "is_kernel_tokenizer"]
 
@@ -47,16 +47,16 @@ ROUGE_SCORE_TABLE = _ALNUM
 _MODES = {"whitespace": MODE_WHITESPACE, "char": MODE_CHAR, "cjk": MODE_CJK}
 
 
-def rouge_score_bytes(texts: Sequence[str], joined: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def rouge_score_bytes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(buf, offsets, table, fold)``: the texts as bytes for the rouge-score tokenizer.
 
     Its tokens are the runs of bytes with ``table[b] != 0`` compared after
     ``fold`` (ASCII lowercasing).  Non-ASCII texts are lowercased by Python's
     ``str.lower()`` first, as rouge-score does; their remaining non-ASCII
-    bytes are separators.  ``joined``, if given, is ``"\\x00".join(texts)``.
+    bytes are separators.
     """
     # NUL is a separator for this tokenizer
-    enc = encode_nul_separated(texts) if joined is None else encode_joined(joined, len(texts))
+    enc = encode_nul_separated(texts)
     if enc is None:
         texts = [t if t.isascii() else t.lower() for t in texts]
         enc = encode_texts(texts)
