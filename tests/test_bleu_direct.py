@@ -81,3 +81,26 @@ def test_scores_equal_sacrebleu_on_mixed_batches():
     sent = sentence_bleu(*ascii_only).score
     want = [sacrebleu.sentence_bleu(h, r).score for h, r in zip(*ascii_only)]
     assert np.allclose(sent, want, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(0, 2**32 - 1), st.integers(60, 400), st.integers(1, 3), st.integers(1, 6))
+def test_long_texts_number_ngrams_through_the_hash_table(seed, n_words, n_refs, order):
+    # past ~128 distinct hypothesis tokens the kernel numbers n-grams through a hash table instead of
+    # a square one; repeated phrases give n-gram counts above 1 on both sides
+    rng = np.random.default_rng(seed)
+    vocab = np.array([f"w{i}" for i in range(rng.integers(20, 600))])
+    phrase = " ".join(rng.choice(vocab, 6))
+
+    def text(n):
+        words = list(rng.choice(vocab, n))
+        for _ in range(rng.integers(0, 4)):
+            words.insert(int(rng.integers(0, len(words) + 1)), phrase)
+        return " ".join(words)
+
+    hyp = text(n_words)
+    refs = [hyp if k == 0 and rng.random() < 0.3 else text(int(rng.integers(1, 2 * n_words))) for k in range(n_refs)]
+    sys_len, _, correct, _ = corpus_stats([hyp.split()], [[r.split() for r in refs]], order)
+    rows, ref_ptr, _ = pair_rows([hyp], [refs], "per-example", None)
+    lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order)
+    assert lengths[0] == sys_len[0] and np.array_equal(got, correct.T)

@@ -20,10 +20,14 @@ from numba import njit, prange  # noqa: E402, F401  (prange re-exported for kern
 __all__ = ["jit", "prange"]
 
 
-def jit(fn=None, *, parallel: bool = False):
-    """Decorate ``fn`` as a lazily compiled, disk-cached numba kernel."""
+def jit(fn=None, *, parallel: bool = False, inline: bool = False):
+    """Decorate ``fn`` as a lazily compiled, disk-cached numba kernel.
+
+    ``inline``: numba inlines the function's body into its callers (for small
+    helpers on hot paths that LLVM would otherwise leave as calls).
+    """
 
     def wrap(f):
-        return njit(cache=True, nogil=True, parallel=parallel)(f)
+        return njit(cache=True, nogil=True, parallel=parallel, inline="always" if inline else "never")(f)
 
     return wrap if fn is None else wrap(fn)

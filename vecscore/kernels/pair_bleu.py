@@ -29,7 +29,7 @@ from vecscore._jit import jit, prange
 from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import (
-    _FNV_OFFSET, _FNV_PRIME, _SHORT, DENSE_IDS, _intern, _pair_bytes, next_order, pair_scratch,
+    _FNV_OFFSET, _FNV_PRIME, _GOLDEN, _SHORT, DENSE_IDS, _intern, _pair_bytes, pair_scratch,
 )
 from vecscore.text.in_place import text_at, word_at
 
@@ -125,13 +125,16 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
         rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
         toff = np.empty(most_refs + 2, np.int64)
         ra = np.empty(bound, np.uint8)  # the pair's rewritten texts, side by side
-        rb = np.empty(longest + 1, np.uint8)
         wa = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
         wb = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
         ts = np.empty(longest + 1, np.int64)
         te = np.empty(longest + 1, np.int64)
         tsplit = np.empty(longest + 2, np.int64)
         pad = np.empty(64, np.uint8)
+        dense = np.full(DENSE_IDS + 1, -1, np.int64)
+        keys_of = np.empty(bound + 1, np.int64)
+        live = np.empty(bound, np.int64)
+        n_live = np.empty(most_refs + 2, np.int64)
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
             n_in = 1 + ref_ptr[p + 1] - q0
@@ -140,6 +143,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
             mask = (1 << bits) - 1
             k = 0
             n_vocab = 0
+            n_hyp_vocab = 0
             used = 0  # bytes of ra taken by the pair's rewritten texts
             toff[0] = 0
             for t in range(n_in):
@@ -152,7 +156,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                         n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
                                                 rep_start, rep_len, ids, n_vocab)
                     else:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
-                        m = rewrite(text, ra[used:], rb)
+                        m = rewrite(text, ra[used:], pad)
                         src = ra[used:used + m]
                         used += m
                         k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
@@ -164,32 +168,133 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                                             rep_start, rep_len, ids, n_vocab)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
+                if t == 0:
+                    n_hyp_vocab = n_vocab
             for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
                 tkey[tstamp[v]] = 0
-            for j in range(k):
-                cur[j] = ids[j]
-            width = n_vocab
-            for n in range(1, max_order + 1):
-                if n > 1:
-                    width = next_order(cur, nxt, ids, toff, n_in, n, n_vocab, width, p * (max_order + 1) + n,
-                                       shift, mask, gkey, gid_of, gstamp)
-                    cur, nxt = nxt, cur
-                hg = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
-                for j in range(len(hg)):
-                    hcnt[hg[j]] += 1
-                matched = 0
-                for t in range(1, n_in):
-                    rg = cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])]
-                    matched += _raise_max(rg, hcnt, rcnt, rmax)
-                for t in range(1, n_in):
-                    rg = cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])]
-                    for j in range(len(rg)):
-                        if rg[j] >= 0:
-                            rmax[rg[j]] = 0
-                for j in range(len(hg)):
-                    hcnt[hg[j]] = 0
-                correct[p, n - 1] = matched
+            _clip_orders(ids, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
+                         shift, mask,
+                         gkey, gid_of, gstamp, hcnt, rcnt, rmax)
     return lengths, correct
+
+
+@jit
+def _clip_orders(g, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, out, dense, keys_of, live, n_live, shift, mask,
+                 gkey, gid_of, gstamp, hcnt, rcnt, rmax):
+    """BLEU's clipped matches of orders ``1..max_order`` of one pair into ``out``, from its token ids ``g``.
+
+    ``g`` holds the ids of the pair's texts (the hypothesis at
+    ``toff[0]:toff[1]``, reference ``t`` at ``toff[t]:toff[t + 1]``; the
+    hypothesis's own tokens have the ids below ``n_hyp_vocab``).  It is
+    rewritten in place, order by order, to the ids of the n-grams starting at
+    each position, or -1 for an n-gram that cannot match: one the hypothesis
+    lacks (in a reference) or that no reference has (in the hypothesis).
+    ``live`` lists, per text, the positions whose n-gram can match
+    (``n_live[t]`` of them from ``toff[t]``); only those are visited, and
+    the loops over them have no data-dependent branch.
+
+    An order-``n`` n-gram is the pair of the order-``(n - 1)`` n-grams at
+    ``j`` and ``j + 1``: it can only match if both can.  Its id numbers the
+    hypothesis's live pairs afresh, so ids stay below the hypothesis's length,
+    and a square table of ``width**2`` entries (``dense``, all -1, restored on
+    return; its last entry takes the stores of dead pairs) numbers them while
+    that fits in ``DENSE_IDS``, a hash table stamped per pair and order
+    (``gkey``/``gid_of``/``gstamp``) beyond.  Matches are
+    ``sum_g min(c_hyp(g), max_r c_r(g))``; once an order has none, no higher
+    order has any.  ``hcnt``, ``rcnt`` and ``rmax`` are all zero on entry and
+    exit.
+    """
+    trash = DENSE_IDS
+    for t in range(n_in):  # order 1: every hypothesis token, the reference tokens the hypothesis has
+        m = toff[t]
+        for j in range(toff[t], toff[t + 1]):
+            keep = g[j] < n_hyp_vocab
+            g[j] = g[j] if keep else -1
+            live[m] = j
+            m += keep
+        n_live[t] = m - toff[t]
+    width = n_hyp_vocab
+    for n in range(1, max_order + 1):
+        if n > 1:
+            square = width * width <= DENSE_IDS
+            stamp = p * (max_order + 1) + n
+            fresh = 0
+            for t in range(n_in):
+                end = toff[t + 1] - n + 1  # order-n n-grams start before this
+                m = toff[t]
+                for x in range(toff[t], toff[t] + n_live[t]):
+                    j = live[x]
+                    b = g[j + 1] if j + 1 < toff[t + 1] else -1
+                    ok = b >= 0 and j < end
+                    v = -1
+                    if square:
+                        key = g[j] * width + b if ok else trash
+                        v = dense[key]
+                        if t == 0:
+                            new = v < 0
+                            v = fresh if new else v
+                            dense[key] = v
+                            keys_of[fresh] = key
+                            fresh += new and ok
+                    elif ok:
+                        v = _number_pair((g[j] << 32) | b, t == 0, fresh, stamp, shift, mask, gkey, gid_of, gstamp)
+                        fresh += v == fresh
+                    ok = ok and v >= 0
+                    g[j] = v if ok else -1
+                    live[m] = j
+                    m += ok
+                n_live[t] = m - toff[t]
+            if square:
+                for v in range(fresh):
+                    dense[keys_of[v]] = -1
+                dense[trash] = -1
+            width = fresh
+        h0 = toff[0]
+        for x in range(h0, h0 + n_live[0]):
+            hcnt[g[live[x]]] += 1
+        matched = 0
+        for t in range(1, n_in):
+            lo = toff[t]
+            for x in range(lo, lo + n_live[t]):
+                v = g[live[x]]
+                c = rcnt[v] + 1
+                rcnt[v] = c
+                above = c > rmax[v]
+                rmax[v] = c if above else rmax[v]
+                matched += above and c <= hcnt[v]
+            for x in range(lo, lo + n_live[t]):
+                rcnt[g[live[x]]] = 0
+        out[n - 1] = matched
+        m = h0
+        for x in range(h0, h0 + n_live[0]):  # hypothesis n-grams no reference has
+            j = live[x]
+            keep = rmax[g[j]] > 0
+            g[j] = g[j] if keep else -1
+            live[m] = j
+            m += keep
+        n_live[0] = m - h0
+        for v in range(width):
+            hcnt[v] = 0
+            rmax[v] = 0
+        if matched == 0:
+            break
+
+
+@jit
+def _number_pair(key, insert, fresh, stamp, shift, mask, gkey, gid_of, gstamp):
+    """The id of ``key`` in the table stamped ``stamp``: numbered ``fresh`` if new and ``insert``, else -1."""
+    slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+    while True:
+        if gstamp[slot] != stamp:
+            if not insert:
+                return -1
+            gstamp[slot] = stamp
+            gkey[slot] = key
+            gid_of[slot] = fresh
+            return fresh
+        if gkey[slot] == key:
+            return gid_of[slot]
+        slot = (slot + 1) & mask
 
 
 @jit

@@ -34,8 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit
-from vecscore.kernels.bleu_tokenize import _replace
-from vecscore.kernels.swar import block_at, ctz, in_ranges, packed, range_adders
+from vecscore.kernels.swar import block_64, block_at, ctz, in_ranges, packed, range_adders, range_bits
 from vecscore.text.in_place import word_at
 
 __all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH"]
@@ -80,19 +79,72 @@ _GT1 = np.frombuffer(b">", np.uint8)
 
 
 @jit
-def rewrite(text, a, b):
-    """Step 1 on ``text`` (uint8); the result is ``a[:n]``, returns ``n`` (``a``, ``b``: scratch of ``len(text)``)."""
-    n = _replace(text, len(text), a, _SKIPPED, _EMPTY)
-    n = _replace(a, n, b, _DASH_NL, _EMPTY)
-    n = _replace(b, n, a, _NL, _SPACE1)
-    amp = False
+def _first(src, n, c, pad):
+    """Index of the first byte ``c`` in ``src[:n]``, or ``n``."""
+    addr = src.ctypes.data
+    base = 0
+    while base < n:
+        hits = range_bits(block_64(src, addr, base, pad), c, c)
+        if n - base < 64:
+            hits &= (np.uint64(1) << np.uint64(n - base)) - np.uint64(1)
+        if hits != 0:
+            return base + ctz(hits)
+        base += 64
+    return n
+
+
+@jit
+def _replace_in_place(a, n, i, pat, rep):
+    """``str.replace(pat, rep)`` on ``a[:n]``, in place, where ``pat`` cannot occur before ``i``
+    and ``rep`` is no longer than ``pat`` (every write lands on bytes already read); returns
+    the new length."""
+    k = len(pat)
+    m = i
+    while i < n:
+        hit = a[i] == pat[0] and i + k <= n
+        if hit:
+            for j in range(1, k):
+                if a[i + j] != pat[j]:
+                    hit = False
+                    break
+        if hit:
+            for j in range(len(rep)):
+                a[m] = rep[j]
+                m += 1
+            i += k
+        else:
+            a[m] = a[i]
+            m += 1
+            i += 1
+    return m
+
+
+@jit
+def rewrite(text, a, pad):
+    """Step 1 on ``text`` (uint8); the result is ``a[:n]``, returns ``n`` (``a``: scratch of
+    ``len(text)``, ``pad``: 64 bytes).
+
+    Every replacement of the chain shortens or keeps the text, so each runs in
+    place, from the first occurrence of its pattern's first byte on.
+    """
+    n = len(text)
     for i in range(n):
-        amp = amp or a[i] == 38
-    if amp:  # sacreBLEU unescapes only when the line holds '&'
-        n = _replace(a, n, b, _QUOT, _QUOTE1)
-        n = _replace(b, n, a, _AMP, _AMP1)
-        n = _replace(a, n, b, _LT, _LT1)
-        n = _replace(b, n, a, _GT, _GT1)
+        a[i] = text[i]
+    lt = _first(a, n, 60, pad)
+    if lt < n:
+        n = _replace_in_place(a, n, lt, _SKIPPED, _EMPTY)
+    nl = _first(a, n, 10, pad)
+    if nl > 0 and nl < n:
+        nl -= 1  # '-\n' starts one byte earlier
+    if nl < n:
+        n = _replace_in_place(a, n, nl, _DASH_NL, _EMPTY)
+        n = _replace_in_place(a, n, nl, _NL, _SPACE1)
+    amp = _first(a, n, 38, pad)
+    if amp < n:  # sacreBLEU unescapes only when the line holds '&'
+        n = _replace_in_place(a, n, amp, _QUOT, _QUOTE1)
+        n = _replace_in_place(a, n, amp, _AMP, _AMP1)
+        n = _replace_in_place(a, n, amp, _LT, _LT1)
+        n = _replace_in_place(a, n, amp, _GT, _GT1)
     return n
 
 
@@ -276,7 +328,103 @@ def _split_once(src, s, e, j):
 
 
 @jit
+def _masks_13a(addr, valid):
+    """Bit masks of the 64 bytes at ``addr``, bytes past ``valid`` taken as spaces: whitespace,
+    R1's characters, step 1's trigger characters, ``.``/``,``/``-``, ``-`` and digits."""
+    keep = np.uint64(0xFFFFFFFFFFFFFFFF) if valid >= 64 else (np.uint64(1) << np.uint64(valid)) - np.uint64(1)
+    ws = range_bits(addr, 9, 13) | range_bits(addr, 28, 32) | ~keep
+    r1 = (range_bits(addr, 33, 38) | range_bits(addr, 40, 43) | range_bits(addr, 47, 47) | range_bits(addr, 58, 64)
+          | range_bits(addr, 91, 96) | range_bits(addr, 123, 126)) & keep
+    trig = (range_bits(addr, 10, 10) | range_bits(addr, 38, 38) | range_bits(addr, 60, 60)) & keep
+    split = range_bits(addr, 44, 46) & keep
+    dash = range_bits(addr, 45, 45) & keep
+    digit = range_bits(addr, 48, 57) & keep
+    return ws, r1, trig, split, dash, digit
+
+
+@jit
+def _spans_13a_masks(src, n, starts, ends, k, check, pad):
+    """Steps 2 and 3 on ``src[:n]`` from bit masks alone, 64 bytes at a time.
+
+    Where a word holds at most one ``.``, ``,`` or ``-``, R2-R4 reduce to a
+    rule on that character's neighbours (:func:`_split_once`): a ``.`` or
+    ``,`` stands alone unless digits are on both sides, a ``-`` stands alone
+    after a digit.  Such characters become separate tokens like R1's.  A
+    word with two or more of them (found by a carry chain: adding the split
+    mask to the word mask carries from one split character through the rest
+    of its word, so a second one in the same word receives a carry) makes
+    this return -2, and the text takes :func:`_spans_13a_words`.  Returns
+    the next free slot, -1 as :func:`spans_13a`, or -2.
+    """
+    if n == 0:
+        return k
+    addr = src.ctypes.data
+    one = np.uint64(1)
+    top = np.uint64(63)
+    ks = k
+    ke = k
+    carry_word = np.uint64(0)
+    carry_r1 = np.uint64(0)
+    carry_digit = np.uint64(0)
+    carry_split = np.uint64(0)
+    base = 0
+    while base < n:
+        ws, r1, trig, split, dash, digit = _masks_13a(block_64(src, addr, base, pad), n - base)
+        if check and trig != 0:
+            return -1
+        word = ~(ws | r1)
+        chain = word + split
+        chained = chain + carry_split
+        if split & chained != 0:
+            return -2
+        carry_split = np.uint64(chain < word or chained < chain)
+        after_digit = (digit << one) | carry_digit
+        before_digit = digit >> one
+        if base + 64 < n and 48 <= src[base + 64] <= 57:
+            before_digit |= one << top
+        alone = ((split & ~dash) & ~(after_digit & before_digit)) | (dash & after_digit)
+        r1 |= alone
+        word &= ~alone
+        before = (word << one) | carry_word
+        first = (word & ~before) | r1
+        last = (~word & before) | (r1 << one) | carry_r1
+        carry_word = word >> top
+        carry_r1 = r1 >> top
+        carry_digit = digit >> top
+        while first != 0:
+            starts[ks] = base + ctz(first)
+            ks += 1
+            first &= first - one
+        while last != 0:
+            ends[ke] = base + ctz(last)
+            ke += 1
+            last &= last - one
+        base += 64
+    if carry_word | carry_r1:  # a token ends at the end of the text
+        ends[ke] = n
+        ke += 1
+    return ks
+
+
+@jit
 def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
+    """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
+
+    Token spans go to ``starts``/``ends`` from slot ``k``; returns the next
+    free slot, or -1 if ``check`` is set and the text holds ``<``, ``\n`` or
+    ``&`` (step 1 may change it: :func:`rewrite` it, then call again without
+    ``check``).  Scratch: ``a``, ``b`` (int64) of at least
+    ``WORD_GROWTH * (longest word + 2)`` items, ``ts``, ``te``, ``tsplit``
+    (int64) of ``n + 1``, ``pad`` (uint8) of 64.
+    """
+    got = _spans_13a_masks(src, n, starts, ends, k, check, pad)
+    if got != -2:
+        return got
+    return _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad)
+
+
+@jit
+def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
     """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
 
     Token spans go to ``starts``/``ends`` from slot ``k``; returns the next

@@ -8,15 +8,32 @@ them, :func:`packed` gathers the 8 high bits into 8 consecutive bits (byte
 ``j`` -> bit ``j``), and :func:`ctz` counts trailing zero bits (to walk the
 set bits of a mask).  Callers clear bytes ``>= 0x80`` first where they can
 occur (``word & LOW7``, then drop them from the result).
+
+:func:`range_bits` tests 64 bytes at once instead: it is a small piece of
+LLVM vector IR (load 64 bytes, subtract, compare, bitcast the 64 one-bit
+results to an integer), which LLVM lowers to a few vector instructions on
+any target (one compare into a mask register with AVX-512).  :func:`block_64`
+gives the address of 64 readable bytes for a block of a text: in place, or a
+padded copy where the block might end past readable memory.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from vecscore._jit import jit
 
-__all__ = ["HIGH", "LOW7", "range_adders", "in_ranges", "packed", "ctz", "block_at"]
+__all__ = ["HIGH", "LOW7", "range_adders", "in_ranges", "packed", "ctz", "block_at", "range_bits", "block_64",
+           "PAGE"]
+
+#: the smallest page size of the platforms CPython runs on; a read that stays within one
+#: page holding a byte of the text cannot fault
+PAGE = 4096
 
 HIGH = np.uint64(0x8080808080808080)
 LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
@@ -57,6 +74,65 @@ def block_at(text, addr, base, pad, fill):
     for j in range(n - base):
         pad[j] = text[base + j]
     return pad.ctypes.data
+
+
+@jit(inline=True)
+def block_64(text, addr, base, pad):
+    """Address of 64 readable bytes whose first ``min(64, len(text) - base)`` are those of ``text``
+    (at address ``addr``) from ``base``; the others are arbitrary, so callers mask them off.
+
+    In place where all 64 bytes belong to the text, or where they stay within
+    the memory page of the byte at ``base`` (mapped, since the text is in it);
+    otherwise a copy in ``pad`` (64 bytes).  ``base < len(text)``.
+    """
+    start = addr + base
+    if base + 64 <= len(text) or (start & (PAGE - 1)) <= PAGE - 64:
+        return start
+    return _copied(text, base, pad)
+
+
+@jit
+def _copied(text, base, pad):
+    for j in range(len(text) - base):
+        pad[j] = text[base + j]
+    return np.int64(pad.ctypes.data)
+
+
+def _range_bits_py(addr, lo, hi):
+    block = np.frombuffer(ctypes.string_at(int(addr), 64), np.uint8)
+    bits = (block >= lo) & (block <= hi)
+    return np.uint64(int(np.packbits(bits[::-1]).view(">u8")[0]))
+
+
+@intrinsic
+def _range_bits(typingctx, addr, lo, hi):
+    sig = types.uint64(types.int64, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        i8 = ir.IntType(8)
+        vec = ir.VectorType(i8, 64)
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), [0] * 64)
+
+        def splat(x):
+            one = builder.insert_element(ir.Constant(vec, ir.Undefined), builder.trunc(x, i8),
+                                         ir.Constant(ir.IntType(32), 0))
+            return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
+
+        block = builder.load(builder.inttoptr(args[0], vec.as_pointer()), align=1)
+        inside = builder.icmp_unsigned("<=", builder.sub(block, splat(args[1])), splat(builder.sub(args[2], args[1])))
+        return builder.bitcast(inside, ir.IntType(64))
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:
+    range_bits = _range_bits_py
+else:
+
+    @jit
+    def range_bits(addr, lo, hi):
+        """Bit ``j`` set where the byte at ``addr + j`` lies in ``[lo, hi]``, for ``j`` in ``0..63``."""
+        return _range_bits(addr, lo, hi)
 
 
 if numba.config.DISABLE_JIT:
