@@ -31,6 +31,7 @@ from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import (
     _FNV_OFFSET, _FNV_PRIME, _GOLDEN, _SHORT, DENSE_IDS, _intern, _pair_bytes, pair_scratch,
 )
+from vecscore.kernels.swar import PAGE
 from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_bleu_counts", "FAST_MODES"]
@@ -59,33 +60,37 @@ def _rstrip(text):
     return hi
 
 
-@jit
+@jit(inline=True)
 def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids,
                   n_vocab):
     """Intern the tokens ``src[starts[x]:ends[x]]`` for ``x`` in ``k0..k1`` into the pair's table.
 
     A token of up to ``_SHORT`` bytes has an exact key (its bytes and
-    length, packed); a longer one a 63-bit hash (bit 63 set, ANDed with
-    ``key_mask``).  :func:`vecscore.kernels.pair_rouge._intern` numbers the
-    keys; it confirms a hashed key against the id's first occurrence by
-    address, so ``src`` must stay in place until the pair is done.  Local ids
-    go to ``ids[x]``; returns ``n_vocab``.
+    length, packed from one 8-byte load); a longer one a 63-bit hash of its
+    8-byte words (bit 63 set, ANDed with ``key_mask``).
+    :func:`vecscore.kernels.pair_rouge._intern` numbers the keys; it
+    confirms a hashed key against the id's first occurrence by address, so
+    ``src`` must stay in place until the pair is done.  Local ids go to
+    ``ids[x]``; returns ``n_vocab``.
     """
     addr = src.ctypes.data
     n = len(src)
     for x in range(k0, k1):
         s = starts[x]
         length = ends[x] - s
-        if length <= _SHORT and s + 8 <= n:  # one 8-byte load, the token's bytes kept
-            key = (word_at(addr + s) & ((np.int64(1) << (8 * length)) - 1)) | (np.int64(length) << 56)
-        elif length <= _SHORT:
-            key = np.int64(length) << 56
-            for q in range(length):
-                key |= np.int64(src[s + q]) << (8 * q)
+        if length <= _SHORT:
+            if s + 8 <= n or ((addr + s) & (PAGE - 1)) <= PAGE - 8:  # 8 bytes in the text or in its page
+                word = word_at(addr + s)
+            else:
+                word = np.int64(0)
+                for q in range(length):
+                    word |= np.int64(src[s + q]) << (8 * q)
+            key = (word & ((np.int64(1) << (8 * length)) - 1)) | (np.int64(length) << 56)
         else:
-            h = _FNV_OFFSET
-            for q in range(length):
-                h = (h ^ np.uint64(src[s + q])) * _FNV_PRIME
+            h = _FNV_OFFSET ^ np.uint64(length)
+            for q in range(s, s + length - 8, 8):
+                h = (h ^ np.uint64(word_at(addr + q))) * _FNV_PRIME
+            h = (h ^ np.uint64(word_at(addr + s + length - 8))) * _FNV_PRIME
             key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
         ids[x], n_vocab = _intern(key, src, addr, s, length, _SAME_BYTE, shift, mask, tkey, tid, slot_of, rep_start,
                                   rep_len, n_vocab)
@@ -178,7 +183,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     return lengths, correct
 
 
-@jit
+@jit(inline=True)
 def _clip_orders(g, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, out, dense, keys_of, live, n_live, shift, mask,
                  gkey, gid_of, gstamp, hcnt, rcnt, rmax):
     """BLEU's clipped matches of orders ``1..max_order`` of one pair into ``out``, from its token ids ``g``.

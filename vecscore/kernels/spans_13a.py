@@ -342,7 +342,7 @@ def _masks_13a(addr, valid):
     return ws, r1, trig, split, dash, digit
 
 
-@jit
+@jit(inline=True)
 def _spans_13a_masks(src, n, starts, ends, k, check, pad):
     """Steps 2 and 3 on ``src[:n]`` from bit masks alone, 64 bytes at a time.
 
@@ -406,7 +406,7 @@ def _spans_13a_masks(src, n, starts, ends, k, check, pad):
     return ks
 
 
-@jit
+@jit(inline=True)
 def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
     """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
 
