@@ -74,13 +74,21 @@ def _is_13a_punct(c):
 @jit
 def _replace(src, n, dst, pat, rep):
     """``str.replace(pat, rep)`` on ``src[:n]`` into ``dst``; returns the new length."""
-    m = 0
+    return replace_from(src, n, dst, 0, pat, rep)
+
+
+@jit
+def replace_from(src, n, dst, i, pat, rep):
+    """``str.replace(pat, rep)`` on ``src[:n]`` into ``dst``, where ``pat`` does not occur before
+    ``i`` and ``dst[:i]`` already holds ``src[:i]``; returns the new length.  ``dst`` may be
+    ``src`` itself when ``rep`` is no longer than ``pat`` (every write lands on bytes already read).
+    """
     k = len(pat)
-    i = 0
+    m = i
     while i < n:
-        hit = i + k <= n
+        hit = src[i] == pat[0] and i + k <= n
         if hit:
-            for j in range(k):
+            for j in range(1, k):
                 if src[i + j] != pat[j]:
                     hit = False
                     break

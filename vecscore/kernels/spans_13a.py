@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit
-from vecscore.kernels.swar import block_64, block_at, ctz, in_ranges, packed, range_adders, range_bits
+from vecscore.kernels.bleu_tokenize import replace_from
+from vecscore.kernels.swar import block_64, block_at, ctz, emit_bits, in_ranges, packed, range_adders, range_bits
 from vecscore.text.in_place import word_at
 
 __all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH"]
@@ -94,32 +95,6 @@ def _first(src, n, c, pad):
 
 
 @jit
-def _replace_in_place(a, n, i, pat, rep):
-    """``str.replace(pat, rep)`` on ``a[:n]``, in place, where ``pat`` cannot occur before ``i``
-    and ``rep`` is no longer than ``pat`` (every write lands on bytes already read); returns
-    the new length."""
-    k = len(pat)
-    m = i
-    while i < n:
-        hit = a[i] == pat[0] and i + k <= n
-        if hit:
-            for j in range(1, k):
-                if a[i + j] != pat[j]:
-                    hit = False
-                    break
-        if hit:
-            for j in range(len(rep)):
-                a[m] = rep[j]
-                m += 1
-            i += k
-        else:
-            a[m] = a[i]
-            m += 1
-            i += 1
-    return m
-
-
-@jit
 def rewrite(text, a, pad):
     """Step 1 on ``text`` (uint8); the result is ``a[:n]``, returns ``n`` (``a``: scratch of
     ``len(text)``, ``pad``: 64 bytes).
@@ -132,19 +107,19 @@ def rewrite(text, a, pad):
         a[i] = text[i]
     lt = _first(a, n, 60, pad)
     if lt < n:
-        n = _replace_in_place(a, n, lt, _SKIPPED, _EMPTY)
+        n = replace_from(a, n, a, lt, _SKIPPED, _EMPTY)
     nl = _first(a, n, 10, pad)
     if nl > 0 and nl < n:
         nl -= 1  # '-\n' starts one byte earlier
     if nl < n:
-        n = _replace_in_place(a, n, nl, _DASH_NL, _EMPTY)
-        n = _replace_in_place(a, n, nl, _NL, _SPACE1)
+        n = replace_from(a, n, a, nl, _DASH_NL, _EMPTY)
+        n = replace_from(a, n, a, nl, _NL, _SPACE1)
     amp = _first(a, n, 38, pad)
     if amp < n:  # sacreBLEU unescapes only when the line holds '&'
-        n = _replace_in_place(a, n, amp, _QUOT, _QUOTE1)
-        n = _replace_in_place(a, n, amp, _AMP, _AMP1)
-        n = _replace_in_place(a, n, amp, _LT, _LT1)
-        n = _replace_in_place(a, n, amp, _GT, _GT1)
+        n = replace_from(a, n, a, amp, _QUOT, _QUOTE1)
+        n = replace_from(a, n, a, amp, _AMP, _AMP1)
+        n = replace_from(a, n, a, amp, _LT, _LT1)
+        n = replace_from(a, n, a, amp, _GT, _GT1)
     return n
 
 
@@ -290,18 +265,9 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
         ends = (~word & before) | (r1 << one) | carry_r1
         carry_word = word >> np.uint64(63)
         carry_r1 = r1 >> np.uint64(63)
-        while starts != 0:
-            ts[ks] = base + ctz(starts)
-            ks += 1
-            starts &= starts - one
-        while ends != 0:
-            te[ke] = base + ctz(ends)
-            ke += 1
-            ends &= ends - one
-        while split != 0:
-            tsplit[kp] = base + ctz(split)
-            kp += 1
-            split &= split - one
+        ks = emit_bits(starts, base, ts, ks)
+        ke = emit_bits(ends, base, te, ke)
+        kp = emit_bits(split, base, tsplit, kp)
         if last:
             tsplit[kp] = n
             return ks
@@ -391,14 +357,8 @@ def _spans_13a_masks(src, n, starts, ends, k, check, pad):
         carry_word = word >> top
         carry_r1 = r1 >> top
         carry_digit = digit >> top
-        while first != 0:
-            starts[ks] = base + ctz(first)
-            ks += 1
-            first &= first - one
-        while last != 0:
-            ends[ke] = base + ctz(last)
-            ke += 1
-            last &= last - one
+        ks = emit_bits(first, base, starts, ks)
+        ke = emit_bits(last, base, ends, ke)
         base += 64
     if carry_word | carry_r1:  # a token ends at the end of the text
         ends[ke] = n

@@ -28,7 +28,7 @@ from numba.extending import intrinsic
 
 from vecscore._jit import jit
 
-__all__ = ["HIGH", "LOW7", "range_adders", "in_ranges", "packed", "ctz", "block_at", "range_bits", "block_64",
+__all__ = ["HIGH", "LOW7", "range_adders", "in_ranges", "packed", "ctz", "block_at", "range_bits", "block_64", "emit_bits",
            "PAGE"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
@@ -74,6 +74,16 @@ def block_at(text, addr, base, pad, fill):
     for j in range(n - base):
         pad[j] = text[base + j]
     return pad.ctypes.data
+
+
+@jit(inline=True)
+def emit_bits(bits, base, out, k):
+    """Write ``base + j`` for every set bit ``j`` of ``bits``, lowest first, to ``out[k:]``; returns the next ``k``."""
+    while bits != 0:
+        out[k] = base + ctz(bits)
+        k += 1
+        bits &= bits - np.uint64(1)
+    return k
 
 
 @jit(inline=True)
