@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vecscore._jit import jit
+from vecscore._jit import jit, prange
 from vecscore.errors import UndefinedMetricWarning, VecscoreError
 
 __all__ = [
@@ -59,21 +59,21 @@ _MY_LOG_ZERO = -9999999999.0  # sacrebleu.utils.my_log(0.0)
 # --- kernels (libm exp/log, as Python's math module) ------------------------------------------
 
 
-@jit
+@jit(parallel=True)
 def _bp_sacre(sys_len, ref_len):
     out = np.ones(len(sys_len))
-    for r in range(len(sys_len)):
+    for r in prange(len(sys_len)):
         if sys_len[r] < ref_len[r]:
             out[r] = math.exp(1 - ref_len[r] / sys_len[r]) if sys_len[r] > 0 else 0.0
     return out
 
 
-@jit
+@jit(parallel=True)
 def _sacre_combine(prec, eff, bp, neumaier):
     """``bp * exp(sum(my_log(p) for p in prec[:eff]) / eff)`` per column."""
     n_rows = prec.shape[1]
     out = np.zeros(n_rows)
-    for r in range(n_rows):
+    for r in prange(n_rows):
         s = 0.0
         c = 0.0
         zero = False
@@ -223,14 +223,14 @@ def _check_smooth(method, value):
 _SMOOTH_CODES = {"exp": 0, "floor": 1, "add-k": 2, "none": 3}
 
 
-@jit
+@jit(parallel=True)
 def _precisions_kernel(correct, total, method, value, effective_order):
     """Per pair (column): the float operations of ``BLEU.compute_bleu``, in its order."""
     order, n_rows = correct.shape
     prec = np.zeros((order, n_rows))
     eff = np.empty(n_rows, np.int64)
     no_match = np.zeros(n_rows, np.bool_)
-    for r in range(n_rows):
+    for r in prange(n_rows):
         eff[r] = order
         any_match = False
         for i in range(order):

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vecscore._jit import jit, prange
 from vecscore.batch import PairBatch
 from vecscore.counts import ngram_counts
 from vecscore.errors import VecscoreError
@@ -158,16 +159,29 @@ _FIELDS = ("sys_len", "ref_len", "correct", "total", "nrefs")
 
 
 def _pick_ref_len(hyp_len: np.ndarray, ref_lens: np.ndarray, ref_ptr: np.ndarray, brevity_penalty: str) -> np.ndarray:
+    return _ref_len_kernel(np.asarray(hyp_len, np.int64), np.asarray(ref_lens, np.int64),
+                           np.asarray(ref_ptr, np.int64), brevity_penalty == "shortest")
+
+
+@jit(parallel=True)
+def _ref_len_kernel(hyp_len, ref_lens, ref_ptr, shortest):
+    """Per pair: the shortest reference length, or the closest one to the hypothesis's (ties: the shorter)."""
     n = len(hyp_len)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    starts = ref_ptr[:-1]
-    if brevity_penalty == "shortest":
-        return np.minimum.reduceat(ref_lens, starts).astype(np.int64)
-    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ref_ptr))
-    # closest, ties to the shorter: minimise (|r - c|, r), packed into one int64 key
-    key = (np.abs(ref_lens - hyp_len[owner]) << 32) | ref_lens
-    return (np.minimum.reduceat(key, starts) & 0xFFFFFFFF).astype(np.int64)
+    out = np.zeros(n, np.int64)
+    for p in prange(n):
+        best = np.int64(-1)
+        for q in range(ref_ptr[p], ref_ptr[p + 1]):
+            r = ref_lens[q]
+            if best < 0:
+                best = r
+            elif shortest:
+                best = min(best, r)
+            else:
+                gap, best_gap = abs(r - hyp_len[p]), abs(best - hyp_len[p])
+                if gap < best_gap or (gap == best_gap and r < best):
+                    best = r
+        out[p] = max(best, 0)
+    return out
 
 
 _FULL_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
