@@ -29,7 +29,7 @@ from vecscore._jit import jit, prange
 from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import (
-    _FNV_OFFSET, _FNV_PRIME, _GOLDEN, _SHORT, DENSE_IDS, _intern, _pair_bytes, pair_scratch,
+    _FNV_OFFSET, _FNV_PRIME, _GOLDEN, DENSE_IDS, _pair_bytes, pair_scratch,
 )
 from vecscore.kernels.swar import PAGE
 from vecscore.text.in_place import text_at, word_at
@@ -42,7 +42,6 @@ MODE_CHAR = 2
 #: tokenizer names of this kernel, by mode
 FAST_MODES = {"13a": MODE_13A, "none": MODE_NONE, "char": MODE_CHAR}
 
-_SAME_BYTE = np.arange(256).astype(np.uint8)  # 13a compares tokens byte for byte
 
 
 @jit
@@ -60,41 +59,81 @@ def _rstrip(text):
     return hi
 
 
+#: ``tkey2`` of a free slot: no token's second key word has these top bits (0, 8..15 or 0xFF)
+_FREE = np.int64(1 << 62)
+_LONG = np.int64(-1)  # the second key word of a hashed token (16 bytes or more)
+
+
 @jit(inline=True)
-def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids,
-                  n_vocab):
+def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tkey2, tid, slot_of, rep_start, rep_len,
+                  ids, n_vocab):
     """Intern the tokens ``src[starts[x]:ends[x]]`` for ``x`` in ``k0..k1`` into the pair's table.
 
-    A token of up to ``_SHORT`` bytes has an exact key (its bytes and
-    length, packed from one 8-byte load); a longer one a 63-bit hash of its
-    8-byte words (bit 63 set, ANDed with ``key_mask``).
-    :func:`vecscore.kernels.pair_rouge._intern` numbers the keys; it
-    confirms a hashed key against the id's first occurrence by address, so
-    ``src`` must stay in place until the pair is done.  Local ids go to
-    ``ids[x]``; returns ``n_vocab``.
+    Keys are two words.  A token of up to 7 bytes: its bytes and length
+    packed, and 0.  Of 8 to 15 bytes: its first 8 bytes, and the rest packed
+    with the length.  Both are exact, so a hit needs no comparison.  A
+    longer token: a 63-bit hash of its 8-byte words (bit 63 set, ANDed with
+    ``key_mask``) and ``_LONG``; a hit on it is confirmed by comparing bytes
+    with the id's first occurrence, by address, so ``src`` must stay in
+    place until the pair is done.  The table is open-addressed, a slot free
+    while its ``tkey2`` is ``_FREE``; ``slot_of[v]`` is the slot of id ``v``,
+    for the caller to free.  Local ids go to ``ids[x]``; returns ``n_vocab``.
     """
     addr = src.ctypes.data
     n = len(src)
     for x in range(k0, k1):
         s = starts[x]
         length = ends[x] - s
-        if length <= _SHORT:
+        if length < 8:
             if s + 8 <= n or ((addr + s) & (PAGE - 1)) <= PAGE - 8:  # 8 bytes in the text or in its page
                 word = word_at(addr + s)
             else:
                 word = np.int64(0)
                 for q in range(length):
                     word |= np.int64(src[s + q]) << (8 * q)
-            key = (word & ((np.int64(1) << (8 * length)) - 1)) | (np.int64(length) << 56)
+            a = (word & ((np.int64(1) << (8 * length)) - 1)) | (np.int64(length) << 56)
+            b = np.int64(0)
+        elif length < 16:  # the last 8 bytes, shifted past the first 8
+            a = word_at(addr + s)
+            b = ((word_at(addr + s + length - 8) >> (8 * (16 - length) - 1)) >> 1) & ((np.int64(1) << 56) - 1)
+            b |= np.int64(length) << 56
         else:
             h = _FNV_OFFSET ^ np.uint64(length)
             for q in range(s, s + length - 8, 8):
                 h = (h ^ np.uint64(word_at(addr + q))) * _FNV_PRIME
             h = (h ^ np.uint64(word_at(addr + s + length - 8))) * _FNV_PRIME
-            key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
-        ids[x], n_vocab = _intern(key, src, addr, s, length, _SAME_BYTE, shift, mask, tkey, tid, slot_of, rep_start,
-                                  rep_len, n_vocab)
+            a = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+            b = _LONG
+        slot = np.int64(((np.uint64(a) ^ (np.uint64(b) * _FNV_PRIME)) * _GOLDEN) >> np.uint64(shift))
+        while True:
+            there = tkey2[slot]
+            if there == _FREE:
+                tkey[slot] = a
+                tkey2[slot] = b
+                tid[slot] = n_vocab
+                slot_of[n_vocab] = slot
+                rep_start[n_vocab] = addr + s
+                rep_len[n_vocab] = length
+                ids[x] = n_vocab
+                n_vocab += 1
+                break
+            if there == b and tkey[slot] == a:
+                v = tid[slot]
+                if b != _LONG or (rep_len[v] == length and _same_bytes(src, s, rep_start[v], length)):
+                    ids[x] = v
+                    break
+            slot = (slot + 1) & mask
     return n_vocab
+
+
+@jit
+def _same_bytes(src, s, first, length):
+    """Whether ``src[s:s + length]`` equals the ``length`` bytes at address ``first``."""
+    other = text_at(first, length)
+    for q in range(length):
+        if src[s + q] != other[q]:
+            return False
+    return True
 
 
 @jit(parallel=True)
@@ -124,7 +163,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
                 longest = max(longest, lens[q])
         tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
-        tkey[:] = 0
+        tkey2 = np.full(len(tkey), _FREE, np.int64)
         starts = np.empty(bound, np.int64)
         ends = np.empty(bound, np.int64)
         rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
@@ -158,25 +197,25 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                 if mode == MODE_13A:
                     k = spans_13a(text, len(text), starts, ends, k0, wa, wb, True, ts, te, tsplit, pad)
                     if k >= 0:
-                        n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
-                                                rep_start, rep_len, ids, n_vocab)
+                        n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tkey2, tid,
+                                                tstamp, rep_start, rep_len, ids, n_vocab)
                     else:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
                         m = rewrite(text, ra[used:], pad)
                         src = ra[used:used + m]
                         used += m
                         k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
-                        n_vocab = _intern_spans(src, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
-                                                rep_start, rep_len, ids, n_vocab)
+                        n_vocab = _intern_spans(src, starts, ends, k0, k, key_mask, shift, mask, tkey, tkey2, tid,
+                                                tstamp, rep_start, rep_len, ids, n_vocab)
                 else:
                     k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
-                    n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tid, tstamp,
-                                            rep_start, rep_len, ids, n_vocab)
+                    n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tkey2, tid,
+                                            tstamp, rep_start, rep_len, ids, n_vocab)
                 toff[t + 1] = k
                 lengths[row] = k - toff[t]
                 if t == 0:
                     n_hyp_vocab = n_vocab
             for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
-                tkey[tstamp[v]] = 0
+                tkey2[tstamp[v]] = _FREE
             _clip_orders(ids, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
                          shift, mask,
                          gkey, gid_of, gstamp, hcnt, rcnt, rmax)
