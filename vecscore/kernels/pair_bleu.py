@@ -9,13 +9,14 @@ largest pair:
    split into token spans: for ``13a`` by :mod:`vecscore.kernels.spans_13a`
    (on ASCII, bytes are code points; only a text with ``<``, ``\n`` or ``&``
    is rewritten into scratch first), otherwise on whitespace;
-2. tokens get pair-local dense ids: exact keys for tokens of up to 7 bytes,
-   hashed keys for longer ones, every hit of a hashed key confirmed against
-   the bytes of the id's first occurrence (in the text, or in the pair's
-   rewrite scratch, where each rewritten text keeps its own place);
-3. n-grams of orders ``1..K`` get pair-local ids order by order
-   (:mod:`vecscore.kernels.pair_rouge`), and the hypothesis counts are clipped
-   by each n-gram's maximum count over the references.
+2. tokens get pair-local dense ids (:func:`_intern_spans`): exact two-word
+   keys for tokens of up to 15 bytes, hashed keys for longer ones, every hit
+   of a hashed key confirmed against the bytes of the id's first occurrence
+   (in the text, or in the pair's rewrite scratch, where each rewritten text
+   keeps its own place);
+3. the clipped matches of orders ``1..K`` (:func:`_clip_orders`): each order
+   numbers only the n-grams that can still match, and the hypothesis counts
+   are clipped by each n-gram's maximum count over the references.
 
 The statistics equal those of the general route (tokenize the whole batch,
 intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
@@ -162,7 +163,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
             longest = max(longest, lens[p])
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
                 longest = max(longest, lens[q])
-        tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
+        tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, _, _, hcnt, rcnt = pair_scratch(bound)
         tkey2 = np.full(len(tkey), _FREE, np.int64)
         starts = np.empty(bound, np.int64)
         ends = np.empty(bound, np.int64)
@@ -339,25 +340,3 @@ def _number_pair(key, insert, fresh, stamp, shift, mask, gkey, gid_of, gstamp):
         if gkey[slot] == key:
             return gid_of[slot]
         slot = (slot + 1) & mask
-
-
-@jit
-def _raise_max(rg, hcnt, rcnt, rmax):
-    """Count one reference's n-grams into ``rcnt`` and raise ``rmax``; returns the clipped matches gained.
-
-    ``sum_g min(hcnt[g], rmax[g])`` grows by one each time ``rmax[g]`` rises
-    to a value ``<= hcnt[g]``.  ``rcnt`` is all zero on entry and exit.
-    """
-    gained = 0
-    for j in range(len(rg)):
-        x = rg[j]
-        if x >= 0 and hcnt[x] > 0:
-            rcnt[x] += 1
-            if rcnt[x] > rmax[x]:
-                rmax[x] = rcnt[x]
-                gained += rmax[x] <= hcnt[x]
-    for j in range(len(rg)):
-        x = rg[j]
-        if x >= 0:
-            rcnt[x] = 0
-    return gained

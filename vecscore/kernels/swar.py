@@ -28,8 +28,8 @@ from numba.extending import intrinsic
 
 from vecscore._jit import jit
 
-__all__ = ["HIGH", "LOW7", "range_adders", "in_ranges", "packed", "ctz", "block_at", "range_bits", "block_64", "emit_bits",
-           "PAGE"]
+__all__ = ["HIGH", "LOW7", "PAGE", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64", "range_bits",
+           "emit_bits"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
