@@ -30,7 +30,7 @@ from vecscore._jit import jit, prange
 from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import (
-    _FNV_OFFSET, _FNV_PRIME, _GOLDEN, DENSE_IDS, _pair_bytes, pair_scratch,
+    _FNV_OFFSET, _FNV_PRIME, _GOLDEN, DENSE_IDS, _pair_bytes, hashed_key, number_key, pair_scratch,
 )
 from vecscore.kernels.swar import PAGE
 from vecscore.text.in_place import text_at, word_at
@@ -103,7 +103,7 @@ def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tkey2,
             for q in range(s, s + length - 8, 8):
                 h = (h ^ np.uint64(word_at(addr + q))) * _FNV_PRIME
             h = (h ^ np.uint64(word_at(addr + s + length - 8))) * _FNV_PRIME
-            a = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+            a = hashed_key(h, key_mask)
             b = _LONG
         slot = np.int64(((np.uint64(a) ^ (np.uint64(b) * _FNV_PRIME)) * _GOLDEN) >> np.uint64(shift))
         while True:
@@ -217,14 +217,13 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                     n_hyp_vocab = n_vocab
             for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
                 tkey2[tstamp[v]] = _FREE
-            _clip_orders(ids, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
-                         shift, mask,
-                         gkey, gid_of, gstamp, hcnt, rcnt, rmax)
+            _clip_orders(ids, toff, n_in, n_hyp_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
+                         shift, mask, gkey, gid_of, gstamp, hcnt, rcnt, rmax)
     return lengths, correct
 
 
 @jit(inline=True)
-def _clip_orders(g, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, out, dense, keys_of, live, n_live, shift, mask,
+def _clip_orders(g, toff, n_in, n_hyp_vocab, max_order, p, out, dense, keys_of, live, n_live, shift, mask,
                  gkey, gid_of, gstamp, hcnt, rcnt, rmax):
     """BLEU's clipped matches of orders ``1..max_order`` of one pair into ``out``, from its token ids ``g``.
 
@@ -282,7 +281,7 @@ def _clip_orders(g, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, out, dense, 
                             keys_of[fresh] = key
                             fresh += new and ok
                     elif ok:
-                        v = _number_pair((g[j] << 32) | b, t == 0, fresh, stamp, shift, mask, gkey, gid_of, gstamp)
+                        v = number_key((g[j] << 32) | b, t == 0, fresh, stamp, shift, mask, gkey, gid_of, gstamp)
                         fresh += v == fresh
                     ok = ok and v >= 0
                     g[j] = v if ok else -1
@@ -323,20 +322,3 @@ def _clip_orders(g, toff, n_in, n_hyp_vocab, n_vocab, max_order, p, out, dense, 
             rmax[v] = 0
         if matched == 0:
             break
-
-
-@jit
-def _number_pair(key, insert, fresh, stamp, shift, mask, gkey, gid_of, gstamp):
-    """The id of ``key`` in the table stamped ``stamp``: numbered ``fresh`` if new and ``insert``, else -1."""
-    slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-    while True:
-        if gstamp[slot] != stamp:
-            if not insert:
-                return -1
-            gstamp[slot] = stamp
-            gkey[slot] = key
-            gid_of[slot] = fresh
-            return fresh
-        if gkey[slot] == key:
-            return gid_of[slot]
-        slot = (slot + 1) & mask

@@ -50,6 +50,22 @@ _SHORT = 7  # tokens of up to 7 bytes have exact keys
 DENSE_IDS = 1 << 14
 
 
+@jit(inline=True)
+def hashed_key(h, key_mask):
+    """The key of a token of more than ``_SHORT`` bytes from its FNV hash ``h``: bit 63 set, ANDed with ``key_mask``."""
+    return np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+
+
+@jit(inline=True)
+def _token_key(word, h, length, key_mask):
+    """A token's key from its (folded) bytes packed 8 to a word: ``word``, the last, partial one,
+    and ``h``, the FNV hash of the full words before it.  Up to ``_SHORT`` bytes the key is the
+    bytes and the length, packed; past that, :func:`hashed_key` of the whole hash."""
+    if length <= _SHORT:
+        return np.int64(word) | (np.int64(length) << 56)
+    return hashed_key((h ^ word) * _FNV_PRIME, key_mask)
+
+
 @jit
 def _pair_bytes(lens, n_pairs, ref_ptr, p):
     """Bytes in pair ``p``'s texts."""
@@ -149,11 +165,7 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
             j += 1
             i += 1
         length = i - s
-        if length <= _SHORT:
-            key = np.int64(word) | (np.int64(length) << 56)
-        else:
-            h = (h ^ word) * _FNV_PRIME
-            key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+        key = _token_key(word, h, length, key_mask)
         v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
                              n_vocab)
         ids[k] = v
@@ -233,7 +245,7 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
                     if length - q < 8:
                         w &= (one << np.uint64(8 * (length - q))) - one
                     h = (h ^ _lowered(w)) * _FNV_PRIME
-                key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+                key = hashed_key(h, key_mask)
             else:
                 word = np.uint64(0)
                 h = _FNV_OFFSET
@@ -242,11 +254,7 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
                         h = (h ^ word) * _FNV_PRIME
                         word = np.uint64(0)
                     word |= np.uint64(fold[text[s + q]]) << np.uint64(8 * (q % 8))
-                if length <= _SHORT:
-                    key = np.int64(word) | (np.int64(length) << 56)
-                else:
-                    h = (h ^ word) * _FNV_PRIME
-                    key = np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
+                key = _token_key(word, h, length, key_mask)
             v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
                                  n_vocab)
             ids[k] = v
@@ -256,35 +264,42 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
         base += 64
 
 
+@jit(inline=True)
+def number_key(key, insert, g, stamp, shift, mask, tkey, tid, tstamp):
+    """The id of the exact key ``key >= 0`` in the table stamped ``stamp``: its id if present;
+    if absent, ``g`` (recorded) when ``insert``, else -1.
+
+    Entries whose ``tstamp`` is not ``stamp`` are free, so a table is reused
+    across pairs and orders without clearing.
+    """
+    slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+    while True:
+        if tstamp[slot] != stamp:
+            if not insert:
+                return -1
+            tstamp[slot] = stamp
+            tkey[slot] = key
+            tid[slot] = g
+            return g
+        if tkey[slot] == key:
+            return tid[slot]
+        slot = (slot + 1) & mask
+
+
 @jit
 def number_keys(keys, insert, g, stamp, shift, mask, tkey, tid, tstamp):
     """Replace exact int64 ``keys`` (>= 0; -1 passes through) by dense ids through a stamped table.
 
     The hypothesis's keys (``insert``) are numbered from ``g`` on; another
-    text's keys only look them up, -1 when absent (they cannot be a hit).
-    Entries whose ``tstamp`` is not ``stamp`` are free, so a table is reused
-    across pairs without clearing.  Returns the new ``g``.
+    text's keys only look them up, -1 when absent (they cannot be a hit)
+    (:func:`number_key`).  Returns the new ``g``.
     """
     for j in range(len(keys)):
         key = keys[j]
-        if key < 0:
-            continue
-        slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-        while True:
-            if tstamp[slot] != stamp:
-                if insert:
-                    tstamp[slot] = stamp
-                    tkey[slot] = key
-                    tid[slot] = g
-                    keys[j] = g
-                    g += 1
-                else:
-                    keys[j] = -1
-                break
-            if tkey[slot] == key:
-                keys[j] = tid[slot]
-                break
-            slot = (slot + 1) & mask
+        if key >= 0:
+            v = number_key(key, insert, g, stamp, shift, mask, tkey, tid, tstamp)
+            keys[j] = v
+            g += v == g
     return g
 
 
