@@ -35,8 +35,7 @@ import numpy as np
 
 from vecscore._jit import jit
 from vecscore.kernels.bleu_tokenize import replace_from
-from vecscore.kernels.swar import block_64, block_at, ctz, emit_bits, in_ranges, packed, range_adders, range_bits
-from vecscore.text.in_place import word_at
+from vecscore.kernels.swar import block_64, ctz, emit_bits, low_bits, range_bits
 
 __all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH"]
 
@@ -85,9 +84,7 @@ def _first(src, n, c, pad):
     addr = src.ctypes.data
     base = 0
     while base < n:
-        hits = range_bits(block_64(src, addr, base, pad), c, c)
-        if n - base < 64:
-            hits &= (np.uint64(1) << np.uint64(n - base)) - np.uint64(1)
+        hits = range_bits(block_64(src, addr, base, pad), c, c) & low_bits(n - base)
         if hits != 0:
             return base + ctz(hits)
         base += 64
@@ -208,30 +205,19 @@ def _split_word(src, s, e, starts, ends, k, a, b):
     return k
 
 
-# byte ranges of the classes, tested 8 bytes at a time (vecscore.kernels.swar; text is ASCII)
-_WS_RANGES = range_adders([(9, 13), (28, 32)])
-_R1_RANGES = range_adders([(33, 38), (40, 43), (47, 47), (58, 64), (91, 96), (123, 126)])  # and the space
-_TRIGGER_RANGES = range_adders([(10, 10), (38, 38), (60, 60)])  # '\n', '&', '<': step 1 may fire
-_SPLIT_RANGE = range_adders([(44, 46)])  # ',', '-', '.'
-
-
 @jit
-def _block(addr):
-    """Bit masks (bit ``j`` = byte ``j``) of the 64 bytes at ``addr``: whitespace, separators
-    (whitespace and R1's characters), step 1's trigger characters, and ``.``, ``,``, ``-``."""
-    ws = np.uint64(0)
-    sep = np.uint64(0)
-    trig = np.uint64(0)
-    split = np.uint64(0)
-    for j in range(8):
-        w = np.uint64(word_at(addr + 8 * j))
-        s = np.uint64(8 * j)
-        wsj = in_ranges(w, _WS_RANGES)
-        ws |= packed(wsj) << s
-        sep |= packed(wsj | in_ranges(w, _R1_RANGES)) << s
-        trig |= packed(in_ranges(w, _TRIGGER_RANGES)) << s
-        split |= packed(in_ranges(w, _SPLIT_RANGE)) << s
-    return ws, sep, trig, split
+def _masks_13a(addr, valid):
+    """Bit masks of the 64 bytes at ``addr``, bytes past ``valid`` taken as spaces: whitespace,
+    R1's characters, step 1's trigger characters, ``.``/``,``/``-``, ``-`` and digits."""
+    keep = low_bits(valid)
+    ws = range_bits(addr, 9, 13) | range_bits(addr, 28, 32) | ~keep
+    r1 = (range_bits(addr, 33, 38) | range_bits(addr, 40, 43) | range_bits(addr, 47, 47) | range_bits(addr, 58, 64)
+          | range_bits(addr, 91, 96) | range_bits(addr, 123, 126)) & keep
+    trig = (range_bits(addr, 10, 10) | range_bits(addr, 38, 38) | range_bits(addr, 60, 60)) & keep
+    split = range_bits(addr, 44, 46) & keep
+    dash = range_bits(addr, 45, 45) & keep
+    digit = range_bits(addr, 48, 57) & keep
+    return ws, r1, trig, split, dash, digit
 
 
 @jit
@@ -241,9 +227,9 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
     A word starts where a word byte follows a non-word byte and ends where a
     non-word byte follows a word byte; an R1 character is a span of its own.
     ``tsplit`` gets the offsets of every ``.``, ``,`` and ``-``, then ``n``.
-    Full 64-byte blocks are read in place; the rest is copied into ``pad``
-    (64 bytes) after spaces, so nothing past ``n`` is read.  Returns the
-    number of spans, or -1 if ``check`` and a trigger character occurs.
+    Blocks come from :func:`_masks_13a`, bytes past ``n`` taken as spaces
+    (``pad``: 64 bytes of scratch).  Returns the number of spans, or -1 if
+    ``check`` and a trigger character occurs.
     """
     addr = src.ctypes.data
     ks = 0
@@ -255,11 +241,11 @@ def _candidates(src, n, ts, te, tsplit, pad, check):
     one = np.uint64(1)
     while True:
         last = base + 64 > n
-        ws, sep, trig, split = _block(block_at(src, addr, base, pad, 32))  # padded with spaces
+        block = block_64(src, addr, base, pad) if base < n else np.int64(pad.ctypes.data)  # past the end: spaces
+        ws, r1, trig, split, _, _ = _masks_13a(block, n - base)
         if check and trig != 0:
             return -1
-        word = ~sep
-        r1 = sep & ~ws
+        word = ~(ws | r1)
         before = (word << one) | carry_word
         starts = (word & ~before) | r1
         ends = (~word & before) | (r1 << one) | carry_r1
@@ -291,21 +277,6 @@ def _split_once(src, s, e, j):
     if src[j] == 45:
         return _digit_at(src, j - 1, s, e)
     return not (_digit_at(src, j - 1, s, e) and _digit_at(src, j + 1, s, e))
-
-
-@jit
-def _masks_13a(addr, valid):
-    """Bit masks of the 64 bytes at ``addr``, bytes past ``valid`` taken as spaces: whitespace,
-    R1's characters, step 1's trigger characters, ``.``/``,``/``-``, ``-`` and digits."""
-    keep = np.uint64(0xFFFFFFFFFFFFFFFF) if valid >= 64 else (np.uint64(1) << np.uint64(valid)) - np.uint64(1)
-    ws = range_bits(addr, 9, 13) | range_bits(addr, 28, 32) | ~keep
-    r1 = (range_bits(addr, 33, 38) | range_bits(addr, 40, 43) | range_bits(addr, 47, 47) | range_bits(addr, 58, 64)
-          | range_bits(addr, 91, 96) | range_bits(addr, 123, 126)) & keep
-    trig = (range_bits(addr, 10, 10) | range_bits(addr, 38, 38) | range_bits(addr, 60, 60)) & keep
-    split = range_bits(addr, 44, 46) & keep
-    dash = range_bits(addr, 45, 45) & keep
-    digit = range_bits(addr, 48, 57) & keep
-    return ws, r1, trig, split, dash, digit
 
 
 @jit(inline=True)
@@ -371,7 +342,7 @@ def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
     """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
 
     Token spans go to ``starts``/``ends`` from slot ``k``; returns the next
-    free slot, or -1 if ``check`` is set and the text holds ``<``, ``\n`` or
+    free slot, or -1 if ``check`` is set and the text holds ``<``, ``\\n`` or
     ``&`` (step 1 may change it: :func:`rewrite` it, then call again without
     ``check``).  Scratch: ``a``, ``b`` (int64) of at least
     ``WORD_GROWTH * (longest word + 2)`` items, ``ts``, ``te``, ``tsplit``
@@ -385,14 +356,9 @@ def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
 
 @jit
 def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
-    """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
-
-    Token spans go to ``starts``/``ends`` from slot ``k``; returns the next
-    free slot, or -1 if ``check`` is set and the text holds ``<``, ``\\n`` or
-    ``&`` (step 1 may change it: :func:`rewrite` it, then call again without
-    ``check``).  Scratch: ``a``, ``b`` (int64) of at least
-    ``WORD_GROWTH * (longest word + 2)`` items, ``ts``, ``te``, ``tsplit``
-    (int64) of ``n + 1``, ``pad`` (uint8) of 64.
+    """:func:`spans_13a` (same arguments and result) for a text with a word holding two or more
+    of ``.``, ``,`` and ``-``: words and R1's characters from :func:`_candidates`, then R2-R4
+    replayed on each word that needs them (:func:`_split_word`).
     """
     m = _candidates(src[:n], n, ts, te, tsplit, pad, check)
     if m < 0:

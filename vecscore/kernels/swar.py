@@ -29,7 +29,7 @@ from numba.extending import intrinsic
 from vecscore._jit import jit
 
 __all__ = ["HIGH", "LOW7", "PAGE", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64", "range_bits",
-           "emit_bits"]
+           "emit_bits", "low_bits"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
@@ -74,6 +74,14 @@ def block_at(text, addr, base, pad, fill):
     for j in range(n - base):
         pad[j] = text[base + j]
     return pad.ctypes.data
+
+
+@jit(inline=True)
+def low_bits(count):
+    """A mask of the lowest ``count`` bits (``0 <= count``; all 64 from 64 on)."""
+    if count >= 64:
+        return np.uint64(0xFFFFFFFFFFFFFFFF)
+    return (np.uint64(1) << np.uint64(count)) - np.uint64(1)
 
 
 @jit(inline=True)
