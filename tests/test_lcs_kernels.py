@@ -162,6 +162,23 @@ def test_wlcs_perl_matches_twin_bit_for_bit(pairs, alpha):
     assert wbase.tolist() == [b for _, b in want]
 
 
+@pytest.mark.parametrize("alpha", [0.5, 1.2, 2.0])
+def test_wlcs_perl_rows_with_drops_match_twin(alpha):
+    """Long sentences over 2-7 token types: matches below their left neighbour ("drops") are
+    common, so the kernel's copied row prefixes and the row it fills after a drop are exercised
+    (either shortcut done wrong changes dozens of these 1,500 pairs)."""
+    rng = np.random.default_rng(7)
+
+    def text(vocab):
+        return [rng.integers(0, vocab, rng.integers(0, 30)).tolist() for _ in range(rng.integers(1, 4))]
+
+    pairs = [(text(v), text(v)) for v in rng.integers(2, 8, 1500)]
+    whit, wbase = wperl_of(pairs, alpha=alpha)
+    want = [wlcs_perl(r, h, alpha) for h, r in pairs]
+    assert whit.tolist() == [w for w, _ in want]
+    assert wbase.tolist() == [b for _, b in want]
+
+
 @PROPS
 @given(seq_pairs(max_len=80), st.sampled_from([1.0, 1.2, 2.0]))
 def test_wlcs_lin_matches_twin_and_is_symmetric(pairs, alpha):

@@ -47,13 +47,22 @@ returned (the tie-break does not change it)::
 
     R = f^-1( WLCS / f(m) ),  P = f^-1( WLCS / f(n) ),  m = |ref|, n = |hyp|
 
+The kernel fills only the cells that can differ from the row above (the
+rows with a match, from their first match or the row above's first drop
+on; see :func:`_perl_mark`), and compares values as the integer bits of
+non-negative float64, which gives the same values, ties and marks.
+
 Memory: Perl mode needs an int8 move table of ``|r| x |h|`` per sentence pair
 (one buffer of longest-ref-sentence x longest-hyp-sentence bytes per pair);
 Lin mode needs ``O(min(m, n))`` per pair.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
@@ -85,59 +94,127 @@ def _weights(alpha, top):
     return f
 
 
-@jit
-def _perl_mark(r, h, f, moves, c0, c1, l0, l1, mark, seen, stamp, row_on):
+def _as_float_py(bits):
+    return float(np.int64(bits).view(np.float64))
+
+
+def _as_bits_py(x):
+    return int(np.float64(x).view(np.int64))
+
+
+@intrinsic
+def _bitcast_float(typingctx, bits):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bitcast_bits(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+if numba.config.DISABLE_JIT:
+    _as_float, _as_bits = _as_float_py, _as_bits_py
+else:
+
+    @jit(inline=True)
+    def _as_float(bits):
+        """The float64 whose bits are ``bits``."""
+        return _bitcast_float(bits)
+
+    @jit(inline=True)
+    def _as_bits(x):
+        """The bits of the float64 ``x`` as an int64 (ordered like ``x`` for ``x >= 0``)."""
+        return _bitcast_bits(x)
+
+
+@jit(inline=True)
+def _perl_row(r, h, f, moves, row, i, s):
+    """Cells ``s .. n-1`` of DP row ``i`` in place in ``row`` (the bits of row ``i - 1`` before);
+    returns the row's first drop (the first cell below its left neighbour, ``n`` if none).
+
+    ``row`` holds the values' float64 bits as int64: the values are >= 0, so
+    the bits order like the values and the up-or-left choice is an integer
+    compare.  A match's run length is the number of equal tokens on the
+    diagonal just before it (what Lin's run table holds).
+    """
+    n = len(h)
+    ri = r[i]
+    mv = moves[i * n:(i + 1) * n]
+    drop = n
+    left = row[s]
+    diag = left
+    for j in range(s, n):
+        up = row[j + 1]
+        if ri == h[j]:
+            k = 0
+            while k < i and k < j and r[i - 1 - k] == h[j - 1 - k]:
+                k += 1
+            new = _as_bits((_as_float(diag) + f[k + 1]) - f[k])
+            if new < left and drop == n:
+                drop = j
+            mv[j] = _DIAG
+        else:
+            take_up = up >= left
+            new = up if take_up else left
+            mv[j] = _LEFT - np.int8(take_up)
+        diag = up
+        row[j + 1] = new
+        left = new
+    return drop
+
+
+@jit(inline=True)
+def _perl_mark(r, h, f, moves, row, first, seen, stamp, start, live, mark):
     """Perl ``wlcs_inner`` + ``markLCS``: mark positions of ``r`` on its WLCS path with ``h``.
 
-    A row whose token of ``r`` does not occur in ``h`` (``seen[t] != stamp``
-    after ``h``'s tokens are stamped) has no match: each cell takes the
-    larger of up and left, so the row is the running maximum of the row
-    above, and its runs are 0.  WLCS rows need not be non-decreasing (a
-    match does not take the maximum), but such a row is; so when the row
-    above is one of them (or the first, all zeros), the row is an exact copy
-    with every move "up", and it is skipped: the walk back goes up through
-    it.  Values, ties and marks are those of the full table.
+    ``seen[t] == stamp`` and ``first[t]`` (the first position of ``t`` in
+    ``h``) are set by the caller for ``h``'s tokens.  Values, ties and marks
+    are those of the full table, computed only where they can differ from
+    the row above:
+
+    * a cell that is not a match takes the larger of up and left, so a row
+      is non-decreasing up to its first *drop* (a match below its left
+      neighbour); cells left of both that drop in the row above and the
+      row's first match copy the row above, with the move "up";
+    * so a row without a match below a row without a drop is an exact copy,
+      and only rows with a match, and the row after one that has a drop,
+      are filled (cells ``start[i] ..``); the walk back goes up through the
+      copied cells.
     """
     m = len(r)
     n = len(h)
-    for j in range(n):
-        seen[h[j]] = stamp
-    for j in range(n + 1):
-        c0[j] = 0.0
-        l0[j] = 0
-    c1[0] = 0.0
-    l1[0] = 0
-    prev_c, cur_c, prev_l, cur_l = c0, c1, l0, l1
-    monotone = True  # the row above is non-decreasing and its runs are 0
-    any_on = False
-    for i in range(1, m + 1):
-        ri = r[i - 1]
-        match = seen[ri] == stamp
-        if monotone and not match:
-            row_on[i - 1] = 0
-            continue
-        row_on[i - 1] = 1
-        any_on = any_on or match
-        monotone = not match
-        row = (i - 1) * n
-        left = cur_c[0]
-        for j in range(1, n + 1):  # selects, no jumps: up-or-left is a coin toss for the predictor
-            up = prev_c[j]
-            k = prev_l[j - 1]
-            hit = ri == h[j - 1]
-            take_up = up >= left
-            left = ((prev_c[j - 1] + f[k + 1]) - f[k]) if hit else (up if take_up else left)
-            cur_c[j] = left
-            cur_l[j] = (k + 1) if hit else 0
-            moves[row + j - 1] = _DIAG if hit else (_UP if take_up else _LEFT)
-        prev_c, cur_c = cur_c, prev_c
-        prev_l, cur_l = cur_l, prev_l
-    if not any_on:
+    n_live = 0
+    for i in range(m):
+        live[n_live] = i
+        n_live += seen[r[i]] == stamp
+    if n_live == 0:
         return
+    start[:m] = n
+    row[: n + 1] = 0
+    drop = n
+    done = -1
+    for q in range(n_live + 1):
+        i = live[q] if q < n_live else m
+        if drop < n and done + 1 < i:
+            # the row after one with a drop has no match: a running maximum, without drops
+            start[done + 1] = drop
+            drop = _perl_row(r, h, f, moves, row, done + 1, drop)
+        if i == m:
+            break
+        s = min(drop, first[r[i]])
+        start[i] = s
+        drop = _perl_row(r, h, f, moves, row, i, s)
+        done = i
     i = m
     j = n
     while i != 0 and j != 0:
-        if row_on[i - 1] == 0:
+        if j <= start[i - 1]:
             i -= 1
             continue
         mv = moves[(i - 1) * n + j - 1]
@@ -166,15 +243,14 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
         hi = (c + 1) * k // n_chunks
         bud_h = np.zeros(vocab_size, np.int64)
         bud_r = np.zeros(vocab_size, np.int64)
+        seen = np.zeros(vocab_size, np.int64)
+        first = np.zeros(vocab_size, np.int64)
+        stamp = 0
         moves = np.empty(0, np.int8)
         mark = np.empty(0, np.uint8)
-        row_on = np.empty(0, np.uint8)
-        seen = np.zeros(vocab_size, np.int64)
-        stamp = 0
-        c0 = np.empty(0, np.float64)
-        c1 = np.empty(0, np.float64)
-        l0 = np.empty(0, np.int64)
-        l1 = np.empty(0, np.int64)
+        start = np.empty(0, np.int64)
+        live = np.empty(0, np.int64)
+        row = np.empty(0, np.int64)
         for p in range(lo, hi):
             hs0 = h_text[h_rows[p]]
             hs1 = h_text[h_rows[p] + 1]
@@ -196,33 +272,42 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
             maxr = _longest_sentence(r_sent, rs0, rs1)
             if len(moves) < maxr * maxh:
                 moves = np.empty(maxr * maxh, np.int8)
-            if len(mark) < maxr:
-                mark = np.empty(maxr, np.uint8)
-                row_on = np.empty(maxr, np.uint8)
-            if len(c0) < maxh + 1:
-                c0 = np.empty(maxh + 1, np.float64)
-                c1 = np.empty(maxh + 1, np.float64)
-                l0 = np.empty(maxh + 1, np.int64)
-                l1 = np.empty(maxh + 1, np.int64)
+            if len(start) < maxr + 1:
+                start = np.empty(maxr + 1, np.int64)
+                live = np.empty(maxr + 1, np.int64)
+            if len(row) < maxh + 1:
+                row = np.empty(maxh + 1, np.int64)
+            # marks over the whole reference: the union over hypothesis sentences is order-free
+            r_base = r_sent[rs0]
+            r_len = r_sent[rs1] - r_base
+            if len(mark) < r_len:
+                mark = np.empty(r_len, np.uint8)
+            mark[:r_len] = 0
+            for g in range(hs0, hs1):
+                hyp = h_ids[h_sent[g]:h_sent[g + 1]]
+                if len(hyp) == 0:
+                    continue
+                stamp += 1
+                for j in range(len(hyp) - 1, -1, -1):
+                    seen[hyp[j]] = stamp
+                    first[hyp[j]] = j
+                for s in range(rs0, rs1):
+                    ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                    if len(ref) > 0:
+                        _perl_mark(ref, hyp, f, moves, row, first, seen, stamp, start, live,
+                                   mark[r_sent[s] - r_base:])
             hit = 0.0
             for s in range(rs0, rs1):
                 ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                sm = mark[r_sent[s] - r_base:]
                 m = len(ref)
-                if m == 0:
-                    continue
-                mark[:m] = 0
-                for g in range(hs0, hs1):
-                    hyp = h_ids[h_sent[g]:h_sent[g + 1]]
-                    if len(hyp) > 0:
-                        stamp += 1
-                        _perl_mark(ref, hyp, f, moves, c0, c1, l0, l1, mark, seen, stamp, row_on)
                 run = 0
                 for j in range(m):
-                    if mark[j]:
+                    if sm[j]:
                         tok = ref[j]
                         if bud_h[tok] > 0 and bud_r[tok] > 0:
                             run += 1
-                            if j + 1 < m and mark[j + 1] == 0:
+                            if j + 1 < m and sm[j + 1] == 0:
                                 hit += f[run]
                                 run = 0
                             elif j + 1 == m:
