@@ -299,13 +299,23 @@ def test_exception_order_matches_published_scores(perl_rouge, shared_data, tmp_p
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.text("a1 \n\n.-\tZ", max_size=40))
-def test_unlimited_counts_equal_the_full_scan(text):
-    # the one-pass count used without -l/-b against the scan that also fills the spans
-    from vecscore.text.perl_rouge import _ALNUM, _SPACE, _count_unlimited, _scan_text
+@given(st.text("a1 \n\n.-\tZ\xe9", max_size=200), st.integers(0, 70), st.integers(0, 70))
+def test_unlimited_mask_scan_equals_the_byte_scan(text, before, after):
+    # the 64-byte mask route used without -l/-b against the byte loop used with them, on a text
+    # inside a larger buffer (token bytes on both sides, blocks crossing its ends)
+    from vecscore.text.perl_rouge import _ALNUM, _SPACE, _count_unlimited, _fill_unlimited, _scan_text
 
-    buf = np.frombuffer(text.encode("ascii"), np.uint8)
-    empty = np.empty(0, np.int64)
+    body = text.encode("utf-8")
+    buf = np.frombuffer(b"x" * before + body + b"y" * after, np.uint8)
+    lo, hi = before, before + len(body)
+    pad = np.empty(64, np.uint8)
+    k, s = _count_unlimited(buf, lo, hi, pad)
     for lcs in (False, True):
-        want = _scan_text(buf, 0, len(buf), 0, 0, lcs, _ALNUM, _SPACE, empty, empty, empty, 0, 0, False)
-        assert _count_unlimited(buf, 0, len(buf), _ALNUM) == tuple(want)
+        empty = np.empty(0, np.int64)
+        assert (k, s) == tuple(_scan_text(buf, lo, hi, 0, 0, lcs, _ALNUM, _SPACE, empty, empty, empty, 0, 0, False))
+    want = [np.full(n + 1, -1, np.int64) for n in (k, k, s)]
+    got = [np.full(n + 1, -1, np.int64) for n in (k, k, s)]
+    assert _scan_text(buf, lo, hi, 0, 0, False, _ALNUM, _SPACE, *want, 1, 1, True) == (k + 1, s + 1)
+    assert _fill_unlimited(buf, lo, hi, pad, *got, 1, 1) == (k + 1, s + 1)
+    for w, g in zip(want, got):
+        assert g.tolist() == w.tolist()

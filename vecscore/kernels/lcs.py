@@ -46,6 +46,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
+from vecscore.kernels.swar import popcount as _popcount
 
 __all__ = ["lcs_length_pairs", "union_lcs_hits_pairs", "prepare_pairs"]
 
@@ -63,15 +64,6 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 # --------------------------------------------------------------------------------------
 # bit helpers
 # --------------------------------------------------------------------------------------
-
-
-@jit
-def _popcount(x):
-    """Number of set bits of a uint64 (SWAR)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @jit

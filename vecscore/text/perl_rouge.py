@@ -90,6 +90,7 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
 from vecscore.kernels.intern import ASCII_LOWER
+from vecscore.kernels.swar import block_64, ctz, emit_bits, low_bits, popcount, range_bits
 from vecscore.text.spans import TokenSpans, encode_texts
 
 __all__ = ["perl_tokenize", "perl_tokenize_sentences"]
@@ -103,6 +104,8 @@ _ALNUM[ord("0") : ord("9") + 1] = 1
 # including \v since Perl 5.18; never 0x85 or 0xA0.
 _SPACE = np.zeros(256, np.uint8)
 _SPACE[[9, 10, 11, 12, 13, 32]] = 1
+#: work chunks of the parallel loops (each allocates one 64-byte pad)
+_CHUNKS = 256
 
 
 @jit
@@ -190,23 +193,65 @@ def _scan_text(buf, lo, hi, word_limit, byte_limit, lcs, alnum, space, starts, e
     return k, s
 
 
+@jit(inline=True)
+def _block_classes(buf, addr, base, hi, pad):
+    """Token bytes (``[A-Za-z0-9]``) and newlines among ``buf[base:min(base + 64, hi)]``, as bit masks."""
+    block = block_64(buf, addr, base, pad)
+    keep = low_bits(hi - base)
+    alnum = range_bits(block, 97, 122) | range_bits(block, 65, 90) | range_bits(block, 48, 57)
+    return alnum & keep, range_bits(block, 10, 10) & keep
+
+
 @jit
-def _count_unlimited(buf, lo, hi, alnum):
-    """:func:`_scan_text`'s counts without a length limit, in one branch-free pass:
-    tokens (runs of ``alnum`` bytes; a newline is not one) and non-empty lines."""
+def _count_unlimited(buf, lo, hi, pad):
+    """:func:`_scan_text`'s counts without a length limit, 64 bytes at a time: tokens (runs of
+    token bytes; a newline is not one) and non-empty lines."""
+    addr = buf.ctypes.data
     k = 0
     s = 0
-    prev_tok = 0
-    prev_nl = 1  # as if a newline came before the text
-    for i in range(lo, hi):
-        c = buf[i]
-        tok = np.int64(alnum[c] != 0)
-        nl = np.int64(c == 10)
-        k += tok & (1 - prev_tok)
-        s += nl & (1 - prev_nl)
-        prev_tok = tok
-        prev_nl = nl
-    return k, s + (1 - prev_nl)
+    tok_carry = np.uint64(0)
+    nl_carry = np.uint64(1)  # as if a newline came before the text
+    for base in range(lo, hi, 64):
+        alnum, nl = _block_classes(buf, addr, base, hi, pad)
+        k += popcount(alnum & ~((alnum << np.uint64(1)) | tok_carry))
+        s += popcount(nl & ~((nl << np.uint64(1)) | nl_carry))
+        tok_carry = alnum >> np.uint64(63)
+        nl_carry = nl >> np.uint64(63)
+        if hi - base < 64:
+            nl_carry = (nl >> np.uint64(hi - base - 1)) & np.uint64(1)
+    return k, s + (1 - np.int64(nl_carry))
+
+
+@jit
+def _fill_unlimited(buf, lo, hi, pad, starts, ends, sent_ends, k, s):
+    """:func:`_scan_text`'s spans and line ends without a length limit, 64 bytes at a time."""
+    addr = buf.ctypes.data
+    ke = k
+    line = lo  # where the current line starts
+    carry = np.uint64(0)
+    for base in range(lo, hi, 64):
+        alnum, nl = _block_classes(buf, addr, base, hi, pad)
+        before = (alnum << np.uint64(1)) | carry
+        k = emit_bits(alnum & ~before, base, starts, k)
+        ended = before & ~alnum & low_bits(hi - base)
+        while nl != 0:
+            b = ctz(nl)
+            if base + b > line:  # lines of length 0 are skipped
+                sent_ends[s] = ke + popcount(ended & low_bits(b + 1))
+                s += 1
+            line = base + b + 1
+            nl &= nl - np.uint64(1)
+        ke = emit_bits(ended, base, ends, ke)
+        carry = alnum >> np.uint64(63)
+        if hi - base < 64:
+            carry = (alnum >> np.uint64(hi - base - 1)) & np.uint64(1)
+    if carry:
+        ends[ke] = hi
+        ke += 1
+    if hi > line:
+        sent_ends[s] = ke
+        s += 1
+    return ke, s
 
 
 @jit(parallel=True)
@@ -221,14 +266,18 @@ def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
     ntok = np.empty(n, np.int64)
     nsent = np.empty(n, np.int64)
     empty = np.empty(0, np.int64)
-    for i in prange(n):
-        if word_limit == 0 and byte_limit == 0:
-            k, s = _count_unlimited(buf, offsets[i], offsets[i + 1], alnum)
-        else:
-            k, s = _scan_text(buf, offsets[i], offsets[i + 1], word_limit, byte_limit, lcs, alnum, space,
-                              empty, empty, empty, 0, 0, False)  # fmt: skip
-        ntok[i] = k
-        nsent[i] = s
+    unlimited = word_limit == 0 and byte_limit == 0
+    chunks = min(n, _CHUNKS)
+    for c in prange(chunks):
+        pad = np.empty(64, np.uint8)  # for a block at the end of the buffer
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            if unlimited:
+                k, s = _count_unlimited(buf, offsets[i], offsets[i + 1], pad)
+            else:
+                k, s = _scan_text(buf, offsets[i], offsets[i + 1], word_limit, byte_limit, lcs, alnum, space,
+                                  empty, empty, empty, 0, 0, False)  # fmt: skip
+            ntok[i] = k
+            nsent[i] = s
     tok_offsets = np.zeros(n + 1, np.int64)
     sent_offsets = np.zeros(n + 1, np.int64)
     for i in range(n):
@@ -238,9 +287,15 @@ def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
     ends = np.empty(tok_offsets[n], np.int64)
     sent_tok_offsets = np.zeros(sent_offsets[n] + 1, np.int64)
     sent_ends = sent_tok_offsets[1:]
-    for i in prange(n):
-        _scan_text(buf, offsets[i], offsets[i + 1], word_limit, byte_limit, lcs, alnum, space,
-                   starts, ends, sent_ends, tok_offsets[i], sent_offsets[i], True)  # fmt: skip
+    for c in prange(chunks):
+        pad = np.empty(64, np.uint8)
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            if unlimited:
+                _fill_unlimited(buf, offsets[i], offsets[i + 1], pad, starts, ends, sent_ends,
+                                tok_offsets[i], sent_offsets[i])
+            else:
+                _scan_text(buf, offsets[i], offsets[i + 1], word_limit, byte_limit, lcs, alnum, space,
+                           starts, ends, sent_ends, tok_offsets[i], sent_offsets[i], True)  # fmt: skip
     return starts, ends, tok_offsets, sent_tok_offsets, sent_offsets
 
 
