@@ -4,8 +4,9 @@ The same statistics as :func:`vecscore.counts.ngram_counts` followed by
 :func:`vecscore.counts.overlap` (sparse count matrices over the whole batch),
 for batches that are already interned (ROUGE-1.5.5's tokenizer, stemming and
 stopwords run first): for every pair, in a ``prange`` loop over chunks of
-pairs, its tokens get pair-local dense ids ``0 .. V-1`` (through one
-``n_vocab`` map per chunk), and :func:`vecscore.kernels.pair_rouge.pair_ngram_hits`
+pairs, the hypothesis's tokens get pair-local dense ids ``0 .. V-1`` (through
+one ``n_vocab`` map per chunk) and every reference token the hypothesis lacks
+the one id ``V`` (no n-gram holding it can be a hit), and :func:`vecscore.kernels.pair_rouge.pair_ngram_hits`
 counts them.  Nothing of corpus size is allocated besides the output.
 
 ``drop_last`` adds one more row of hits: unigrams without every text's last
@@ -53,21 +54,28 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
         for p in range(bounds[c], bounds[c + 1]):
             q0 = ref_ptr[p]
             n_texts = 1 + ref_ptr[p + 1] - q0
+            # the hypothesis's tokens get ids 0 .. v-1; a reference token it lacks gets v (it and
+            # every n-gram holding it have hypothesis count 0, so one id serves them all)
             k = 0
             v = 0
             toff[0] = 0
-            for t in range(n_texts):
-                row = p if t == 0 else n_pairs + q0 + t - 1
+            for j in range(offsets[p], offsets[p + 1]):
+                g = ids[j]
+                if loc[g] < 0:
+                    loc[g] = v
+                    v += 1
+                lid[k] = loc[g]
+                k += 1
+            toff[1] = k
+            for t in range(1, n_texts):
+                row = n_pairs + q0 + t - 1
                 for j in range(offsets[row], offsets[row + 1]):
-                    g = ids[j]
-                    if loc[g] < 0:
-                        loc[g] = v
-                        v += 1
-                    lid[k] = loc[g]
+                    x = loc[ids[j]]
+                    lid[k] = x if x >= 0 else v
                     k += 1
                 toff[t + 1] = k
             bits = _table_bits(k + 1)
-            pair_ngram_hits(lid, toff, n_texts, v, orders, p, 64 - bits, (1 << bits) - 1, gkey, gid_of, gstamp,
+            pair_ngram_hits(lid, toff, n_texts, v + 1, orders, p, 64 - bits, (1 << bits) - 1, gkey, gid_of, gstamp,
                             cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
             if drop_last:
                 hu = lid[toff[0]:max(toff[1] - 1, toff[0])]
@@ -77,8 +85,6 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
                     hits[n_orders, q0 + t - 1] = _clipped_hits(lid[toff[t]:max(toff[t + 1] - 1, toff[t])], hcnt, rcnt)
                 for j in range(len(hu)):
                     hcnt[hu[j]] = 0
-            for t in range(n_texts):
-                row = p if t == 0 else n_pairs + q0 + t - 1
-                for j in range(offsets[row], offsets[row + 1]):
-                    loc[ids[j]] = -1
+            for j in range(offsets[p], offsets[p + 1]):
+                loc[ids[j]] = -1
     return hits
