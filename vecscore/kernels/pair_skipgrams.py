@@ -5,7 +5,9 @@ The same statistics as :func:`vecscore.kernels.skipgrams.skip_bigram_overlap`
 without materializing a chunk's keys and sparse counts: for every pair, in a
 ``prange`` loop over chunks of pairs,
 
-1. the pair's tokens get pair-local dense ids ``0 .. V-1``;
+1. the hypothesis's tokens get pair-local dense ids ``0 .. V-2``, and every
+   reference token it lacks the one id ``V-1`` (a unit holding it has
+   hypothesis count 0 whatever its other token);
 2. a unit gets an exact integer key: ``a * V + b`` for the skip-bigram
    ``(a, b)``, ``V * V + a`` for the unigram ``a``; while ``V * (V + 1)`` is
    at most ``DENSE_UNITS`` the key itself indexes dense count arrays,
@@ -51,16 +53,18 @@ def _units(lid, gap, unigrams, n_vocab_local, out):
 
 
 @jit
-def _text_units(ids, lo, hi, loc, lid, gap, unigrams, n_vocab_local, out, dense, insert,
+def _text_units(ids, lo, hi, loc, absent, lid, gap, unigrams, n_vocab_local, out, dense, insert,
                 stamp, shift, mask, tkey, tid, tstamp):
-    """Unit ids of the text ``ids[lo:hi]`` in ``out`` (pair-local ids through ``loc``); returns how many.
+    """Unit ids of the text ``ids[lo:hi]`` in ``out`` (pair-local ids through ``loc``, ``absent`` where
+    ``loc`` has none); returns how many.
 
     Dense keys are the ids; otherwise they are numbered through the pair's
     table (:func:`vecscore.kernels.pair_rouge.number_keys`: the hypothesis
     inserts, a reference looks up, -1 when absent).
     """
     for j in range(hi - lo):
-        lid[j] = loc[ids[lo + j]]
+        x = loc[ids[lo + j]]
+        lid[j] = x if x >= 0 else absent
     n = _units(lid[:hi - lo], gap, unigrams, n_vocab_local, out)
     if not dense:
         number_keys(out[:n], insert, 0, stamp, shift, mask, tkey, tid, tstamp)
@@ -104,33 +108,31 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
         for p in range(bounds[c], bounds[c + 1]):
             r0 = n_pairs + ref_ptr[p]
             r1 = n_pairs + ref_ptr[p + 1]
-            # 1. pair-local ids, in order of first occurrence over the pair's rows
+            # 1. pair-local ids: the hypothesis's tokens 0 .. v-1, in order of first occurrence
             v = 0
-            for row in range(r0 - 1, r1):
-                t = p if row == r0 - 1 else row
-                for j in range(offsets[t], offsets[t + 1]):
-                    if loc[ids[j]] < 0:
-                        loc[ids[j]] = v
-                        v += 1
+            for j in range(offsets[p], offsets[p + 1]):
+                if loc[ids[j]] < 0:
+                    loc[ids[j]] = v
+                    v += 1
+            absent = v  # every reference token the hypothesis lacks: no unit holding it can be a hit
+            v += 1
             dense = v * (v + 1) <= DENSE_UNITS
             bits = _table_bits(unit_totals[p])
             shift = 64 - bits
             mask = (1 << bits) - 1
             # 2. the hypothesis's units and counts
-            nh = _text_units(ids, offsets[p], offsets[p + 1], loc, lid, gap, unigrams, v, hyp_units, dense, True,
-                             p, shift, mask, tkey, tid, tstamp)
+            nh = _text_units(ids, offsets[p], offsets[p + 1], loc, absent, lid, gap, unigrams, v, hyp_units, dense,
+                             True, p, shift, mask, tkey, tid, tstamp)
             hu = hyp_units[:nh]
             for j in range(nh):
                 hcnt[hu[j]] += 1
             # 3. each reference against them
             for row in range(r0, r1):
-                nr = _text_units(ids, offsets[row], offsets[row + 1], loc, lid, gap, unigrams, v, ref_units, dense,
-                                 False, p, shift, mask, tkey, tid, tstamp)
+                nr = _text_units(ids, offsets[row], offsets[row + 1], loc, absent, lid, gap, unigrams, v, ref_units,
+                                 dense, False, p, shift, mask, tkey, tid, tstamp)
                 hits[row - n_pairs] = _clipped_hits(ref_units[:nr], hcnt, rcnt)
             for j in range(nh):
                 hcnt[hu[j]] = 0
-            for row in range(r0 - 1, r1):
-                t = p if row == r0 - 1 else row
-                for j in range(offsets[t], offsets[t + 1]):
-                    loc[ids[j]] = -1
+            for j in range(offsets[p], offsets[p + 1]):
+                loc[ids[j]] = -1
     return hits
