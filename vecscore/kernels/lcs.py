@@ -406,6 +406,25 @@ def _as_int64(name, x):
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
+@jit(parallel=True)
+def id_range(ids):
+    """``(ids.min(), ids.max())`` of a non-empty int64 array in one parallel pass."""
+    n = len(ids)
+    chunks = min(n, 64)
+    lows = np.empty(chunks, np.int64)
+    highs = np.empty(chunks, np.int64)
+    for c in prange(chunks):
+        lo = c * n // chunks
+        low = ids[lo]
+        high = ids[lo]
+        for j in range(lo, (c + 1) * n // chunks):
+            low = min(low, ids[j])
+            high = max(high, ids[j])
+        lows[c] = low
+        highs[c] = high
+    return lows.min(), highs.max()
+
+
 def _check_offsets(name, offsets, length):
     if len(offsets) == 0:
         raise VecscoreError(f"{name} must have length n + 1 >= 1, got an empty array")
@@ -460,11 +479,12 @@ def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size
     _check_rows("ref_rows", ref_rows, n_ref)
     top = -1
     for name, ids in (("hyp_ids", hyp_ids), ("ref_ids", ref_ids)):
-        if ids.size:
-            if ids.min() < 0:
+        if ids.size and (name == "hyp_ids" or ids is not hyp_ids):
+            low, high = id_range(ids)
+            if low < 0:
                 raise VecscoreError(f"{name} must be >= 0 (dense interned ids); "
-                                    f"{name}[{int(np.argmin(ids))}] = {ids.min()}")
-            top = max(top, int(ids.max()))
+                                    f"{name}[{int(np.argmin(ids))}] = {low}")
+            top = max(top, int(high))
     if vocab_size is None:
         vocab_size = top + 1
     elif vocab_size <= top:
@@ -611,6 +631,8 @@ def budget_arrays(budget, ids, text_offsets, n_texts, vocab):
     _check_offsets("budget offsets", b_off, len(b_ids))
     if len(b_off) != n_texts + 1:
         raise VecscoreError(f"budget offsets have {len(b_off) - 1} rows, the texts {n_texts}")
-    if b_ids.size and (b_ids.min() < 0 or b_ids.max() >= vocab):
-        raise VecscoreError(f"budget ids must lie in [0, {vocab})")
+    if b_ids.size:
+        low, high = id_range(b_ids)
+        if low < 0 or high >= vocab:
+            raise VecscoreError(f"budget ids must lie in [0, {vocab})")
     return b_ids, b_off

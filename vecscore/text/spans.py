@@ -46,8 +46,9 @@ def encode_texts(texts) -> tuple[np.ndarray, np.ndarray]:
 
     Returns ``(buf, offsets)`` with ``buf`` a uint8 array and ``offsets`` an
     int64 array of length ``len(texts) + 1``: text ``i`` is exactly
-    ``buf[offsets[i]:offsets[i + 1]]``.  The caller validates that every
-    element is a ``str`` before calling.
+    ``buf[offsets[i]:offsets[i + 1]]``.  The buffer is read-only (for ASCII
+    texts, a view of their joined string where :func:`ascii_view` can make
+    one).  The caller validates that every element is a ``str`` before calling.
     """
     n = len(texts)
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -55,7 +56,8 @@ def encode_texts(texts) -> tuple[np.ndarray, np.ndarray]:
     if joined.isascii():
         if n:
             np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=n), out=offsets[1:])
-        return np.frombuffer(joined.encode("ascii"), dtype=np.uint8), offsets
+        view = ascii_view(joined)  # the joined string's own bytes where this Python allows it
+        return (view if view is not None else np.frombuffer(joined.encode("ascii"), dtype=np.uint8)), offsets
     encoded = [t.encode("utf-8") for t in texts]
     if n:
         np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n), out=offsets[1:])
