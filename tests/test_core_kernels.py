@@ -93,6 +93,31 @@ def test_short_token_keys_are_exact_and_case_folded():
     assert keys[0] == keys[1] == keys[2] and len(set(keys[3:].tolist())) == 5
 
 
+@pytest.mark.parametrize("fold_name", ["identity", "lower", "other"])
+def test_token_keys_word_reads_equal_the_byte_definition(fold_name):
+    # short tokens: their folded bytes packed with the length; long ones: equal folded strings, equal
+    # keys (anywhere in the buffer, the last bytes included), and different strings, different keys
+    other = IDENTITY.copy()
+    other[ord("x")] = ord("y")
+    fold = {"identity": IDENTITY, "lower": ASCII_LOWER, "other": other}[fold_name]
+    rng = np.random.default_rng(11)
+    alphabet = list("aAbBzZxy09é@[`{")
+    words = ["".join(rng.choice(alphabet, rng.integers(1, 20))) for _ in range(3_000)]
+    words += words[:50]  # repeats, the last of them at the very end of the buffer
+    spans = tokenize([" ".join(words)], "whitespace")
+    keys = token_keys(spans.buf, spans.starts, spans.ends, fold)
+    raw = spans.buf.tobytes()
+    folded = [bytes(fold[b] for b in raw[s:e]) for s, e in zip(spans.starts.tolist(), spans.ends.tolist())]
+    by_string = {}
+    for word, key in zip(folded, keys.tolist()):
+        if len(word) <= 7:
+            assert key == int.from_bytes(word, "little") | (len(word) << 56)
+        else:
+            assert key < 0  # bit 63 marks a hash
+            assert by_string.setdefault(word, key) == key
+    assert len(set(by_string.values())) == len(by_string)
+
+
 def test_intern_keys_chunked_equals_serial():
     rng = np.random.default_rng(0)
     keys = (rng.zipf(1.2, 500_000) % 70_000).astype(np.int64)

@@ -253,7 +253,7 @@ def _layout_fast(hyps, refs):
     if kinds <= {str}:
         return list(hyps), [[r] for r in refs]
     if kinds <= {list, tuple} and all(map(len, refs)) and set(map(type, chain.from_iterable(refs))) <= {str}:
-        return list(hyps), list(map(list, refs))
+        return list(hyps), list(refs)  # the lists and tuples themselves: copying 100k lists costs 40 ms of GC
     return None
 
 

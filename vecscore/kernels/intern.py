@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.swar import HIGH, LOW7, in_ranges, load_word, range_adders
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -313,6 +314,41 @@ def intern_keys_chunked(keys, n_chunks):
 _SHORT = 7  # tokens of up to 7 bytes are packed into their key exactly
 
 
+_UPPER = range_adders([(ord("A"), ord("Z"))])
+
+
+@jit
+def _fold_kind(fold):
+    """0 for the identity table, 1 for ASCII lowercasing, 2 for any other."""
+    same = True
+    lower = True
+    for b in range(256):
+        low = b + 32 if 65 <= b <= 90 else b
+        same = same and fold[b] == b
+        lower = lower and fold[b] == low
+    return 0 if same else (1 if lower else 2)
+
+
+@jit(inline=True)
+def _folded_word(w, kind):
+    """``w``'s 8 bytes through the identity (``kind`` 0) or ASCII lowercasing (1)."""
+    if kind == 0:
+        return w
+    upper = in_ranges(w & LOW7, _UPPER) & ~w & HIGH  # bytes in A-Z (a byte >= 0x80 never is)
+    return w | (upper >> np.uint64(2))
+
+
+@jit(inline=True)
+def _word_at(buf, addr, q):
+    """The 8 bytes of ``buf`` from ``q`` as a little-endian uint64 (zeros past the buffer's end)."""
+    if q + 8 <= len(buf):
+        return load_word(addr + q)
+    w = np.uint64(0)
+    for j in range(len(buf) - q):
+        w |= np.uint64(buf[q + j]) << np.uint64(8 * j)
+    return w
+
+
 @jit(parallel=True)
 def token_keys(buf, starts, ends, fold):
     """An int64 key per token: exact for short tokens, hashed for long ones.
@@ -321,13 +357,33 @@ def token_keys(buf, starts, ends, fold):
     bits with its length above them (bit 63 clear): equal keys mean equal
     tokens.  A longer token gets a 63-bit hash of its folded bytes with
     bit 63 set; equal keys there are confirmed by :func:`spans_match_first`.
+    With the identity or ASCII-lowercasing ``fold``, tokens are read 8 bytes
+    at a time (the hash then mixes words, not bytes); other tables take a
+    byte loop.
     """
     n = len(starts)
     out = np.empty(n, np.int64)
+    kind = _fold_kind(fold)
+    addr = buf.ctypes.data
     for i in prange(n):
         s = starts[i]
         e = ends[i]
-        if e - s <= _SHORT:
+        if kind < 2:
+            length = e - s
+            if length <= _SHORT:
+                w = _folded_word(_word_at(buf, addr, s), kind) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
+                out[i] = np.int64(w) | (np.int64(length) << 56)
+            else:
+                h = _FNV_OFFSET
+                q = s
+                while q + 8 <= e:
+                    h = (h ^ _folded_word(load_word(addr + q), kind)) * _FNV_PRIME
+                    q += 8
+                tail = e - q  # 0 .. 7 bytes
+                w = _folded_word(_word_at(buf, addr, q), kind) & ((np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1))
+                h = (h ^ w ^ np.uint64(length)) * _FNV_PRIME
+                out[i] = np.int64(_mix64(np.int64(h)) | np.uint64(1 << 63))
+        elif e - s <= _SHORT:
             key = np.int64(e - s) << 56
             for q in range(s, e):
                 key |= np.int64(fold[buf[q]]) << (8 * (q - s))

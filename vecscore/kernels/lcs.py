@@ -479,7 +479,8 @@ def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size
     _check_rows("ref_rows", ref_rows, n_ref)
     top = -1
     for name, ids in (("hyp_ids", hyp_ids), ("ref_ids", ref_ids)):
-        if ids.size and (name == "hyp_ids" or ids is not hyp_ids):
+        same = ids.shape == hyp_ids.shape and ids.ctypes.data == hyp_ids.ctypes.data
+        if ids.size and (name == "hyp_ids" or not same):
             low, high = id_range(ids)
             if low < 0:
                 raise VecscoreError(f"{name} must be >= 0 (dense interned ids); "

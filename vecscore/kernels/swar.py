@@ -29,7 +29,7 @@ from numba.extending import intrinsic
 from vecscore._jit import jit
 
 __all__ = ["HIGH", "LOW7", "PAGE", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64", "range_bits",
-           "emit_bits", "low_bits", "popcount"]
+           "emit_bits", "low_bits", "popcount", "load_word"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
@@ -150,6 +150,31 @@ def _range_bits(typingctx, addr, lo, hi):
         return builder.bitcast(inside, ir.IntType(64))
 
     return sig, codegen
+
+
+def _load_word_py(addr):
+    return np.uint64(int.from_bytes(ctypes.string_at(int(addr), 8), "little"))
+
+
+@intrinsic
+def _load_word(typingctx, addr):
+    sig = types.uint64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        return builder.load(builder.inttoptr(args[0], i64.as_pointer()), align=1)
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:
+    load_word = _load_word_py
+else:
+
+    @jit(inline=True)
+    def load_word(addr):
+        """The 8 bytes at ``addr`` (any alignment) as a little-endian uint64."""
+        return _load_word(addr)
 
 
 if numba.config.DISABLE_JIT:
