@@ -170,7 +170,7 @@ def _perl_row(r, h, f, moves, row, i, s):
 
 
 @jit(inline=True)
-def _perl_mark(r, h, f, moves, row, first, seen, stamp, start, live, mark):
+def _perl_mark(r, h, f, moves, row, first, seen, stamp, start, live, filled, mark):
     """Perl ``wlcs_inner`` + ``markLCS``: mark positions of ``r`` on its WLCS path with ``h``.
 
     ``seen[t] == stamp`` and ``first[t]`` (the first position of ``t`` in
@@ -184,8 +184,8 @@ def _perl_mark(r, h, f, moves, row, first, seen, stamp, start, live, mark):
       row's first match copy the row above, with the move "up";
     * so a row without a match below a row without a drop is an exact copy,
       and only rows with a match, and the row after one that has a drop,
-      are filled (cells ``start[i] ..``); the walk back goes up through the
-      copied cells.
+      are filled (cells ``start[i] ..``); the walk back visits the filled
+      rows only.
     """
     m = len(r)
     n = len(h)
@@ -195,37 +195,46 @@ def _perl_mark(r, h, f, moves, row, first, seen, stamp, start, live, mark):
         n_live += seen[r[i]] == stamp
     if n_live == 0:
         return
-    start[:m] = n
     row[: n + 1] = 0
     drop = n
     done = -1
+    n_done = 0  # the filled rows, in order, go to filled[:n_done]; start[i]: row i's first filled cell
     for q in range(n_live + 1):
         i = live[q] if q < n_live else m
         if drop < n and done + 1 < i:
             # the row after one with a drop has no match: a running maximum, without drops
+            filled[n_done] = done + 1
+            n_done += 1
             start[done + 1] = drop
             drop = _perl_row(r, h, f, moves, row, done + 1, drop)
         if i == m:
             break
         s = min(drop, first[r[i]])
+        filled[n_done] = i
+        n_done += 1
         start[i] = s
         drop = _perl_row(r, h, f, moves, row, i, s)
         done = i
-    i = m
+    # the walk back from (m, n), through the filled rows only (every other cell's move is "up"): in a
+    # row, left to the nearest cell whose move is not "left" (a copied cell's is "up"), then up or
+    # diagonally
     j = n
-    while i != 0 and j != 0:
-        if j <= start[i - 1]:
-            i -= 1
+    for q in range(n_done - 1, -1, -1):
+        i = filled[q]
+        s = start[i]
+        c = j - 1
+        if c < s:
             continue
-        mv = moves[(i - 1) * n + j - 1]
-        if mv == _DIAG:
-            i -= 1
-            j -= 1
+        mv = moves[i * n:(i + 1) * n]
+        while c >= s and mv[c] == _LEFT:
+            c -= 1
+        if c >= s and mv[c] == _DIAG:
             mark[i] = 1
-        elif mv == _UP:
-            i -= 1
+            j = c
+            if j == 0:
+                break
         else:
-            j -= 1
+            j = c + 1
 
 
 @jit(parallel=True)
@@ -250,6 +259,7 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
         mark = np.empty(0, np.uint8)
         start = np.empty(0, np.int64)
         live = np.empty(0, np.int64)
+        filled = np.empty(0, np.int64)
         row = np.empty(0, np.int64)
         for p in range(lo, hi):
             hs0 = h_text[h_rows[p]]
@@ -275,6 +285,7 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
             if len(start) < maxr + 1:
                 start = np.empty(maxr + 1, np.int64)
                 live = np.empty(maxr + 1, np.int64)
+                filled = np.empty(maxr + 1, np.int64)
             if len(row) < maxh + 1:
                 row = np.empty(maxh + 1, np.int64)
             # marks over the whole reference: the union over hypothesis sentences is order-free
@@ -294,7 +305,7 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
                 for s in range(rs0, rs1):
                     ref = r_ids[r_sent[s]:r_sent[s + 1]]
                     if len(ref) > 0:
-                        _perl_mark(ref, hyp, f, moves, row, first, seen, stamp, start, live,
+                        _perl_mark(ref, hyp, f, moves, row, first, seen, stamp, start, live, filled,
                                    mark[r_sent[s] - r_base:])
             hit = 0.0
             for s in range(rs0, rs1):
