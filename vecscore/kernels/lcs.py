@@ -262,7 +262,7 @@ def _zeros_below(v, j):
 
 
 @jit
-def _mark_lcs_bits(r, h, pm, rows, mark):
+def _mark_lcs_bits(r, h, pm, rows, live, mark):
     """:func:`_mark_lcs` for ``len(h) <= 64`` from Hyyro's bit-parallel rows.
 
     ``pm[x]`` holds the bits ``j`` with ``h[j] == x`` (set by the caller);
@@ -270,27 +270,37 @@ def _mark_lcs_bits(r, h, pm, rows, mark):
     below bit ``j``, so the DP value ``t[i][j]`` is the number of zero bits
     below ``j`` (:func:`_zeros_below`), and the same walk back as
     :func:`_mark_lcs` runs on ``O(len(r))`` stored words instead of a
-    ``len(r) x len(h)`` table.  ``rows`` needs ``len(r) + 1`` words.
+    ``len(r) x len(h)`` table.  A row whose token is not in ``h`` equals the
+    row above, so the walk goes straight up through it: only the rows with a
+    match (listed in ``live``) are visited.  ``rows`` and ``live`` need
+    ``len(r) + 1`` words.
     """
     m = len(r)
     n = len(h)
     v = np.uint64(0xFFFFFFFFFFFFFFFF)
     rows[0] = v
+    n_live = 0
     for i in range(m):
         u = v & pm[r[i]]
         v = (v + u) | (v & ~u)
         rows[i + 1] = v
-    i = m
+        live[n_live] = i + 1
+        n_live += pm[r[i]] != 0
     j = n
-    while i > 0 and j > 0:
-        if r[i - 1] == h[j - 1]:
-            i -= 1
-            j -= 1
-            mark[i] = 1
-        elif _zeros_below(rows[i], j - 1) > _zeros_below(rows[i - 1], j):
-            j -= 1
-        else:
-            i -= 1
+    for q in range(n_live - 1, -1, -1):
+        i = live[q]
+        ri = r[i - 1]
+        while j > 0:
+            if ri == h[j - 1]:
+                j -= 1
+                mark[i - 1] = 1
+                break
+            if _zeros_below(rows[i], j - 1) > _zeros_below(rows[i - 1], j):
+                j -= 1
+            else:
+                break
+        if j == 0:
+            break
 
 
 @jit
@@ -328,6 +338,7 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
         bud_r = np.zeros(vocab_size, np.int64)
         pm = np.zeros(vocab_size, np.uint64)
         rows = np.empty(0, np.uint64)
+        live = np.empty(0, np.int64)
         table = np.empty(0, np.int32)
         mark = np.empty(0, np.uint8)
         for p in range(lo, hi):
@@ -352,6 +363,7 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                     table = np.empty(need, np.int32)
             if len(rows) < maxr + 1:
                 rows = np.empty(maxr + 1, np.uint64)
+                live = np.empty(maxr + 1, np.int64)
             # marks over the whole reference: the union over hypothesis sentences is order-free
             r_base = r_sent[rs0]
             r_len = r_sent[rs1] - r_base
@@ -371,7 +383,7 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                     if len(ref) == 0:
                         continue
                     if n <= 64:
-                        _mark_lcs_bits(ref, hyp, pm, rows, mark[r_sent[s] - r_base:])
+                        _mark_lcs_bits(ref, hyp, pm, rows, live, mark[r_sent[s] - r_base:])
                     else:
                         _mark_lcs(ref, hyp, table, mark[r_sent[s] - r_base:])
                 if n <= 64:
