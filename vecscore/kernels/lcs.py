@@ -252,7 +252,7 @@ def _mark_lcs(r, h, t, mark):
             i -= 1
 
 
-@jit
+@jit(inline=True)
 def _zeros_below(v, j):
     """Zero bits of ``v`` among its ``j`` lowest (``0 <= j <= 64``): the DP value ``t[i][j]`` of row ``v``."""
     if j == 0:
@@ -261,7 +261,7 @@ def _zeros_below(v, j):
     return j - _popcount(low)
 
 
-@jit
+@jit(inline=True)
 def _mark_lcs_bits(r, h, pm, rows, live, mark):
     """:func:`_mark_lcs` for ``len(h) <= 64`` from Hyyro's bit-parallel rows.
 
