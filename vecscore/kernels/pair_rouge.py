@@ -348,7 +348,7 @@ def pair_scratch(bound):
             np.zeros(counts, np.int32), np.zeros(counts, np.int32))
 
 
-@jit
+@jit(inline=True)
 def _clipped_hits(gid, hcnt, rcnt):
     """``sum_g min(c_hyp(g), c_ref(g))`` over the reference's n-gram ids ``gid`` (-1: absent from the hypothesis).
 

@@ -33,7 +33,7 @@ __all__ = ["pair_skip_bigram_hits", "DENSE_UNITS"]
 DENSE_UNITS = 1 << 16
 
 
-@jit
+@jit(inline=True)
 def _units(lid, gap, unigrams, n_vocab_local, out):
     """Keys of the units of one text (local ids ``lid``) in ``out``; returns how many."""
     k = 0
@@ -52,7 +52,7 @@ def _units(lid, gap, unigrams, n_vocab_local, out):
     return k
 
 
-@jit
+@jit(inline=True)
 def _text_units(ids, lo, hi, loc, absent, lid, gap, unigrams, n_vocab_local, out, dense, insert,
                 stamp, shift, mask, tkey, tid, tstamp):
     """Unit ids of the text ``ids[lo:hi]`` in ``out`` (pair-local ids through ``loc``, ``absent`` where
