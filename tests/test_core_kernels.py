@@ -87,6 +87,22 @@ def test_key_collision_between_long_tokens_is_detected():
     assert spans_match_first(spans.buf, spans.starts, spans.ends, IDENTITY, ids, first)
 
 
+@pytest.mark.parametrize(("a", "b", "fold_name", "same"), [
+    ("longtokenabcd", "longtokenabce", "identity", False),   # differ in the last byte (masked word)
+    ("xongtokenabcd", "longtokenabcd", "identity", False),   # differ in the first word
+    ("LongTokenABCD", "longtokenabcd", "lower", True),       # equal once folded
+    ("LongTokenABCD", "longtokenabcd", "identity", False),
+    ("long\xe9tokenab", "long\xc9tokenab", "lower", False),  # non-ASCII bytes are not folded
+])
+def test_long_token_confirmation_compares_folded_bytes(a, b, fold_name, same):
+    fold = {"identity": IDENTITY, "lower": ASCII_LOWER}[fold_name]
+    spans = tokenize([f"{a} {b}"], "whitespace")  # b ends the buffer
+    keys = token_keys(spans.buf, spans.starts, spans.ends, fold)
+    keys[1] = keys[0]  # the same key, as after a hash collision
+    ids, first = intern_keys_chunked(keys, 1)
+    assert bool(spans_match_first(spans.buf, spans.starts, spans.ends, fold, ids, first)) is same
+
+
 def test_short_token_keys_are_exact_and_case_folded():
     spans = tokenize(["Ab ab AB a b ab0 abcdefg abcdefgh"], "rouge-score")
     keys = token_keys(spans.buf, spans.starts, spans.ends, ASCII_LOWER)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.swar import HIGH, LOW7, in_ranges, load_word, range_adders
+from vecscore.kernels.swar import HIGH, LOW7, in_ranges, load_word, low_bits, range_adders
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -401,18 +401,31 @@ def spans_match_first(buf, starts, ends, fold, ids, first):
     """True when every long token's folded bytes equal those of its id's first token."""
     n = len(ids)
     ok = np.ones(n, np.bool_)
+    kind = _fold_kind(fold)
+    addr = buf.ctypes.data
     for t in prange(n):
         s = starts[t]
         e = ends[t]
         if e - s <= _SHORT:
             continue  # short tokens have exact keys
         r = first[ids[t]]
+        if r == t:
+            continue
         rs = starts[r]
         if ends[r] - rs != e - s:
             ok[t] = False
             continue
-        for q in range(e - s):
-            if fold[buf[s + q]] != fold[buf[rs + q]]:
-                ok[t] = False
-                break
+        if kind < 2:  # 8 bytes at a time, the last word masked to the token's bytes
+            for q in range(0, e - s, 8):
+                keep = low_bits(8 * min(8, e - s - q))
+                a = _folded_word(_word_at(buf, addr, s + q), kind) & keep
+                b = _folded_word(_word_at(buf, addr, rs + q), kind) & keep
+                if a != b:
+                    ok[t] = False
+                    break
+        else:
+            for q in range(e - s):
+                if fold[buf[s + q]] != fold[buf[rs + q]]:
+                    ok[t] = False
+                    break
     return ok.all()
