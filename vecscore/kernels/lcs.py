@@ -317,6 +317,18 @@ def _clear_budget(bud, b_ids, lo, hi):
         bud[b_ids[q]] = 0
 
 
+@jit(inline=True)
+def _reference_marks(mark, r_sent, rs0, rs1):
+    """A zeroed mark per token of the reference sentences ``rs0..rs1-1`` (``mark``, grown if too short),
+    with the reference's first token index and length: ``(mark, r_base, r_len)``."""
+    r_base = r_sent[rs0]
+    r_len = r_sent[rs1] - r_base
+    if len(mark) < r_len:
+        mark = np.empty(r_len, np.uint8)
+    mark[:r_len] = 0
+    return mark, r_base, r_len
+
+
 @jit
 def _longest_sentence(sent, s0, s1):
     """Length of the longest of the sentences ``s0..s1-1``."""
@@ -365,11 +377,7 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                 rows = np.empty(maxr + 1, np.uint64)
                 live = np.empty(maxr + 1, np.int64)
             # marks over the whole reference: the union over hypothesis sentences is order-free
-            r_base = r_sent[rs0]
-            r_len = r_sent[rs1] - r_base
-            if len(mark) < r_len:
-                mark = np.empty(r_len, np.uint8)
-            mark[:r_len] = 0
+            mark, r_base, r_len = _reference_marks(mark, r_sent, rs0, rs1)
             for g in range(hs0, hs1):
                 hyp = h_ids[h_sent[g]:h_sent[g + 1]]
                 n = len(hyp)

@@ -72,6 +72,7 @@ from vecscore.kernels.lcs import (
     _check_offsets,
     _clear_budget,
     _longest_sentence,
+    _reference_marks,
     budget_arrays,
     check_sentences,
     check_table_size,
@@ -289,11 +290,7 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
             if len(row) < maxh + 1:
                 row = np.empty(maxh + 1, np.int64)
             # marks over the whole reference: the union over hypothesis sentences is order-free
-            r_base = r_sent[rs0]
-            r_len = r_sent[rs1] - r_base
-            if len(mark) < r_len:
-                mark = np.empty(r_len, np.uint8)
-            mark[:r_len] = 0
+            mark, r_base, r_len = _reference_marks(mark, r_sent, rs0, rs1)
             for g in range(hs0, hs1):
                 hyp = h_ids[h_sent[g]:h_sent[g + 1]]
                 if len(hyp) == 0:
