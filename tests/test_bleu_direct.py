@@ -104,3 +104,28 @@ def test_long_texts_number_ngrams_through_the_hash_table(seed, n_words, n_refs, 
     rows, ref_ptr, _ = pair_rows([hyp], [refs], "per-example", None)
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order)
     assert lengths[0] == sys_len[0] and np.array_equal(got, correct.T)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(1, 6), st.booleans())
+def test_pairs_around_32_and_64_tokens_equal_the_counter_twin(seed, n_refs, order, collide):
+    # texts of up to 64 tokens are compared 32 or 64 token keys at a time (one bit per position);
+    # longer ones are numbered through the hash table.  Lengths straddle both widths; a small
+    # vocabulary with long words (hashed keys; with ``collide`` all four of them share keys)
+    # gives repeated n-grams on both sides.
+    rng = np.random.default_rng(seed)
+    vocab = np.array(["a", "b", "cc", "abcdefgh", "abcdefghij", "abcdefghijklmnopq", "abcdefghijklmnopr",
+                      "qwertyuiopasdfghjklz", "qwertyuiopasdfghjklx"])
+
+    def text():
+        n = int(rng.choice([rng.integers(0, 8), rng.integers(28, 36), rng.integers(60, 68), rng.integers(1, 70)]))
+        return " ".join(rng.choice(vocab[: rng.integers(2, len(vocab) + 1)], n))
+
+    hyps = [text() for _ in range(6)]
+    refs = [[text() for _ in range(n_refs)] for _ in hyps]
+    sys_len, _, correct, _ = corpus_stats([h.split() for h in hyps], [[r.split() for r in rs] for rs in refs], order)
+    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
+    mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order, mask)
+    assert lengths[: len(hyps)].tolist() == sys_len.tolist()
+    assert np.array_equal(got, correct.T)

@@ -9,14 +9,17 @@ largest pair:
    split into token spans: for ``13a`` by :mod:`vecscore.kernels.spans_13a`
    (on ASCII, bytes are code points; only a text with ``<``, ``\n`` or ``&``
    is rewritten into scratch first), otherwise on whitespace;
-2. tokens get pair-local dense ids (:func:`_intern_spans`): exact two-word
-   keys for tokens of up to 15 bytes, hashed keys for longer ones, every hit
-   of a hashed key confirmed against the bytes of the id's first occurrence
-   (in the text, or in the pair's rewrite scratch, where each rewritten text
-   keeps its own place);
-3. the clipped matches of orders ``1..K`` (:func:`_clip_orders`): each order
-   numbers only the n-grams that can still match, and the hypothesis counts
-   are clipped by each n-gram's maximum count over the references.
+2. every token gets an exact two-word key (:func:`_span_key`): its bytes
+   for tokens of up to 15 bytes, a hash for longer ones, whose equal keys
+   are confirmed against the bytes (in the text, or in the pair's rewrite
+   scratch, where each rewritten text keeps its own place);
+3. the clipped matches of orders ``1..K``: where every text of the pair has
+   at most 64 tokens (:func:`_clip_bits`), from one 64-bit word of matching
+   positions per hypothesis token, found by comparing 32 or 64 keys at once;
+   otherwise (:func:`_clip_orders`) tokens get pair-local ids through a hash
+   table holding the hypothesis's tokens, each order numbers only the
+   n-grams that can still match, and the hypothesis counts are clipped by
+   each n-gram's maximum count over the references.
 
 The statistics equal those of the general route (tokenize the whole batch,
 intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
@@ -27,12 +30,19 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import (
-    _FNV_OFFSET, _FNV_PRIME, _GOLDEN, DENSE_IDS, _pair_bytes, hashed_key, number_key, pair_scratch,
+    _FNV_OFFSET,
+    _FNV_PRIME,
+    _GOLDEN,
+    DENSE_IDS,
+    _pair_bytes,
+    hashed_key,
+    number_key,
+    pair_scratch,
 )
-from vecscore.kernels.swar import PAGE
+from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
+from vecscore.kernels.swar import PAGE, ctz, pair_eq_bits, popcount, prefetch
 from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_bleu_counts", "FAST_MODES"]
@@ -63,78 +73,119 @@ def _rstrip(text):
 #: ``tkey2`` of a free slot: no token's second key word has these top bits (0, 8..15 or 0xFF)
 _FREE = np.int64(1 << 62)
 _LONG = np.int64(-1)  # the second key word of a hashed token (16 bytes or more)
+_SLOT = 4  # words per slot of the token table: the two key words, the id, and one unused
 
 
 @jit(inline=True)
-def _intern_spans(src, starts, ends, k0, k1, key_mask, shift, mask, tkey, tkey2, tid, slot_of, rep_start, rep_len,
-                  ids, n_vocab):
-    """Intern the tokens ``src[starts[x]:ends[x]]`` for ``x`` in ``k0..k1`` into the pair's table.
+def _span_key(src, addr, n, s, length, key_mask):
+    """The two-word key of the token ``src[s:s + length]`` (``addr``: ``src``'s address, ``n``: its
+    length), without a branch on the length below 16 bytes.
 
-    Keys are two words.  A token of up to 7 bytes: its bytes and length
-    packed, and 0.  Of 8 to 15 bytes: its first 8 bytes, and the rest packed
-    with the length.  Both are exact, so a hit needs no comparison.  A
-    longer token: a 63-bit hash of its 8-byte words (bit 63 set, ANDed with
-    ``key_mask``) and ``_LONG``; a hit on it is confirmed by comparing bytes
-    with the id's first occurrence, by address, so ``src`` must stay in
-    place until the pair is done.  The table is open-addressed, a slot free
-    while its ``tkey2`` is ``_FREE``; ``slot_of[v]`` is the slot of id ``v``,
-    for the caller to free.  Local ids go to ``ids[x]``; returns ``n_vocab``.
+    Up to 7 bytes: its bytes and length packed, and 0.  From 8 to 15: its
+    first 8 bytes, and the rest packed with the length.  Both are exact.
+    Longer: a 63-bit hash of its 8-byte words (bit 63 set, ANDed with
+    ``key_mask``) and ``_LONG``.  Words are read in place where the 8 bytes
+    lie in the text or in the page of its first byte.
     """
+    if length >= 16:
+        h = _FNV_OFFSET ^ np.uint64(length)
+        for q in range(s, s + length - 8, 8):
+            h = (h ^ np.uint64(word_at(addr + q))) * _FNV_PRIME
+        h = (h ^ np.uint64(word_at(addr + s + length - 8))) * _FNV_PRIME
+        return hashed_key(h, key_mask), _LONG
+    if s + 8 <= n or ((addr + s) & (PAGE - 1)) <= PAGE - 8:  # 8 bytes in the text or in its page
+        first = word_at(addr + s)
+        last = word_at(addr + s + max(length - 8, 0))  # the first word again below 8 bytes
+    else:  # fewer than 8 bytes, at the text's end
+        first = np.int64(0)
+        for q in range(length):
+            first |= np.int64(src[s + q]) << (8 * q)
+        last = first
+    short = length < 8
+    packed = (first & ((np.int64(1) << (8 * min(length, 7))) - 1)) | (np.int64(length) << 56)
+    rest = ((last >> (8 * (16 - max(length, 8)) - 1)) >> 1) & ((np.int64(1) << 56) - 1)  # past the first 8 bytes
+    a = packed if short else first
+    b = np.int64(0) if short else rest | (np.int64(length) << 56)
+    return a, b
+
+
+@jit(inline=True)
+def _span_keys(src, starts, ends, k0, k1, key_mask, ka, kb, taddr):
+    """:func:`_span_key` of the tokens ``src[starts[x]:ends[x]]``, ``x`` in ``k0..k1``, into
+    ``ka[x]``/``kb[x]``, and each token's address into ``taddr[x]``."""
     addr = src.ctypes.data
     n = len(src)
     for x in range(k0, k1):
         s = starts[x]
-        length = ends[x] - s
-        if length < 8:
-            if s + 8 <= n or ((addr + s) & (PAGE - 1)) <= PAGE - 8:  # 8 bytes in the text or in its page
-                word = word_at(addr + s)
-            else:
-                word = np.int64(0)
-                for q in range(length):
-                    word |= np.int64(src[s + q]) << (8 * q)
-            a = (word & ((np.int64(1) << (8 * length)) - 1)) | (np.int64(length) << 56)
-            b = np.int64(0)
-        elif length < 16:  # the last 8 bytes, shifted past the first 8
-            a = word_at(addr + s)
-            b = ((word_at(addr + s + length - 8) >> (8 * (16 - length) - 1)) >> 1) & ((np.int64(1) << 56) - 1)
-            b |= np.int64(length) << 56
-        else:
-            h = _FNV_OFFSET ^ np.uint64(length)
-            for q in range(s, s + length - 8, 8):
-                h = (h ^ np.uint64(word_at(addr + q))) * _FNV_PRIME
-            h = (h ^ np.uint64(word_at(addr + s + length - 8))) * _FNV_PRIME
-            a = hashed_key(h, key_mask)
-            b = _LONG
+        ka[x], kb[x] = _span_key(src, addr, n, s, ends[x] - s, key_mask)
+        taddr[x] = addr + s
+
+
+@jit(inline=True)
+def _same_token(taddr, starts, ends, x, y):
+    """Whether tokens ``x`` and ``y`` (of :func:`_span_keys`) have the same bytes."""
+    length = ends[x] - starts[x]
+    if ends[y] - starts[y] != length:
+        return False
+    one = text_at(taddr[x], length)
+    other = text_at(taddr[y], length)
+    for q in range(length):
+        if one[q] != other[q]:
+            return False
+    return True
+
+
+@jit(inline=True)
+def _intern_keys(ka, kb, taddr, starts, ends, k0, k1, insert, shift, mask, tab, slot_of, first, ids, n_vocab):
+    """Ids of tokens ``k0..k1`` (keys from :func:`_span_keys`) into ``ids[x]`` through the pair's
+    table; returns ``n_vocab``.
+
+    With ``insert`` (the hypothesis) a new token gets the next id; otherwise
+    (a reference, whose tokens only count where the hypothesis has them) it
+    gets ``n_vocab``, an id no hypothesis token has, and the table holds only
+    the hypothesis's tokens.  A hit on a hashed key is confirmed against the
+    bytes of the id's first occurrence (``first[v]``).  The table is
+    open-addressed with ``_SLOT`` words per slot (key words, id), a slot free
+    while its second key word is ``_FREE``; ``slot_of[v]`` is the slot of
+    id ``v``, for the caller to free.
+    """
+    for x in range(k0, k1):
+        a = ka[x]
+        b = kb[x]
         slot = np.int64(((np.uint64(a) ^ (np.uint64(b) * _FNV_PRIME)) * _GOLDEN) >> np.uint64(shift))
         while True:
-            there = tkey2[slot]
-            if there == _FREE:
-                tkey[slot] = a
-                tkey2[slot] = b
-                tid[slot] = n_vocab
-                slot_of[n_vocab] = slot
-                rep_start[n_vocab] = addr + s
-                rep_len[n_vocab] = length
-                ids[x] = n_vocab
-                n_vocab += 1
-                break
-            if there == b and tkey[slot] == a:
-                v = tid[slot]
-                if b != _LONG or (rep_len[v] == length and _same_bytes(src, s, rep_start[v], length)):
-                    ids[x] = v
+            e = slot * _SLOT
+            there = tab[e + 1]
+            free = there == _FREE
+            if free | ((there == b) & (tab[e] == a)):
+                if b != _LONG or free or _same_token(taddr, starts, ends, x, first[tab[e + 2]]):
                     break
             slot = (slot + 1) & mask
+        v = n_vocab if free else tab[e + 2]
+        if insert:
+            tab[e] = a
+            tab[e + 1] = b
+            tab[e + 2] = v
+            slot_of[n_vocab] = e
+            first[n_vocab] = x
+            n_vocab += free
+        ids[x] = v
     return n_vocab
 
 
-@jit
-def _same_bytes(src, s, first, length):
-    """Whether ``src[s:s + length]`` equals the ``length`` bytes at address ``first``."""
-    other = text_at(first, length)
-    for q in range(length):
-        if src[s + q] != other[q]:
-            return False
-    return True
+_WORD_BITS = 64  # pairs whose texts have at most this many tokens take _clip_bits
+#: pairs ahead whose texts are prefetched (Python's strings lie scattered in memory)
+_AHEAD = 4
+
+
+@jit(inline=True)
+def _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p):
+    """Ask for the cache lines of pair ``p``'s texts."""
+    for t in range(-1, ref_ptr[p + 1] - ref_ptr[p]):
+        row = p if t < 0 else n_pairs + ref_ptr[p] + t
+        a = addrs[row]
+        for q in range(a & ~63, a + lens[row], 64):
+            prefetch(q)
 
 
 @jit(parallel=True)
@@ -163,10 +214,14 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
             longest = max(longest, lens[p])
             for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
                 longest = max(longest, lens[q])
-        tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, _, _, hcnt, rcnt = pair_scratch(bound)
-        tkey2 = np.full(len(tkey), _FREE, np.int64)
+        _, _, slot_of, gkey, gid_of, gstamp, first, _, ids, _, _, hcnt, rcnt = pair_scratch(bound)
+        tab = np.zeros(_SLOT << _table_bits(bound), np.int64)
+        tab[1::_SLOT] = _FREE
         starts = np.empty(bound, np.int64)
         ends = np.empty(bound, np.int64)
+        ka = np.empty(bound + _WORD_BITS, np.int64)  # token keys, read 32 or 64 at a time
+        kb = np.empty(bound + _WORD_BITS, np.int64)
+        taddr = np.empty(bound, np.int64)
         rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
         toff = np.empty(most_refs + 2, np.int64)
         ra = np.empty(bound, np.uint8)  # the pair's rewritten texts, side by side
@@ -180,17 +235,20 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
         keys_of = np.empty(bound + 1, np.int64)
         live = np.empty(bound, np.int64)
         n_live = np.empty(most_refs + 2, np.int64)
+        h1 = np.zeros(_WORD_BITS + max_order, np.uint64)
+        d1 = np.zeros(_WORD_BITS + max_order, np.uint64)
+        best = np.zeros(_WORD_BITS * max_order, np.int64)
+        for p in range(bounds[c], min(bounds[c] + _AHEAD, bounds[c + 1])):
+            _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p)
         for p in range(bounds[c], bounds[c + 1]):
+            if p + _AHEAD < bounds[c + 1]:
+                _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p + _AHEAD)
             q0 = ref_ptr[p]
             n_in = 1 + ref_ptr[p + 1] - q0
-            bits = _table_bits(_pair_bytes(lens, n_pairs, ref_ptr, p) + 1)
-            shift = 64 - bits
-            mask = (1 << bits) - 1
             k = 0
-            n_vocab = 0
-            n_hyp_vocab = 0
             used = 0  # bytes of ra taken by the pair's rewritten texts
             toff[0] = 0
+            short = True
             for t in range(n_in):
                 row = p if t == 0 else n_pairs + q0 + t - 1
                 text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
@@ -198,28 +256,117 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
                 if mode == MODE_13A:
                     k = spans_13a(text, len(text), starts, ends, k0, wa, wb, True, ts, te, tsplit, pad)
                     if k >= 0:
-                        n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tkey2, tid,
-                                                tstamp, rep_start, rep_len, ids, n_vocab)
+                        _span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
                     else:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
                         m = rewrite(text, ra[used:], pad)
                         src = ra[used:used + m]
                         used += m
                         k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
-                        n_vocab = _intern_spans(src, starts, ends, k0, k, key_mask, shift, mask, tkey, tkey2, tid,
-                                                tstamp, rep_start, rep_len, ids, n_vocab)
+                        _span_keys(src, starts, ends, k0, k, key_mask, ka, kb, taddr)
                 else:
                     k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
-                    n_vocab = _intern_spans(text, starts, ends, k0, k, key_mask, shift, mask, tkey, tkey2, tid,
-                                            tstamp, rep_start, rep_len, ids, n_vocab)
+                    _span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
                 toff[t + 1] = k
-                lengths[row] = k - toff[t]
-                if t == 0:
-                    n_hyp_vocab = n_vocab
-            for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
-                tkey2[tstamp[v]] = _FREE
-            _clip_orders(ids, toff, n_in, n_hyp_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
-                         shift, mask, gkey, gid_of, gstamp, hcnt, rcnt, rmax)
+                lengths[row] = k - k0
+                short = short and k - k0 <= _WORD_BITS
+            if short and max_order == 4:  # the usual order, as a constant: the loops over orders unroll
+                _clip_bits(ka, kb, taddr, starts, ends, toff, n_in, 4, correct[p], h1, d1, best)
+            elif short:
+                _clip_bits(ka, kb, taddr, starts, ends, toff, n_in, max_order, correct[p], h1, d1, best)
+            else:
+                bits = _table_bits(toff[1] + 1)  # the table holds the hypothesis's tokens, then its n-grams
+                shift = 64 - bits
+                mask = (1 << bits) - 1
+                n_hyp_vocab = _intern_keys(ka, kb, taddr, starts, ends, 0, toff[1], True, shift, mask, tab, slot_of,
+                                           first, ids, 0)
+                _intern_keys(ka, kb, taddr, starts, ends, toff[1], k, False, shift, mask, tab, slot_of, first, ids,
+                             n_hyp_vocab)
+                for v in range(n_hyp_vocab):  # free the pair's slots
+                    tab[slot_of[v] + 1] = _FREE
+                _clip_orders(ids, toff, n_in, n_hyp_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
+                             shift, mask, gkey, gid_of, gstamp, hcnt, rcnt, rmax)
     return lengths, correct
+
+
+@jit(inline=True)
+def _match_bits(ka, kb, taddr, starts, ends, lo, count, i):
+    """Bit ``j`` set where token ``lo + j`` (``j < count <= 64``) equals token ``i``: their keys
+    are equal, and for hashed keys their bytes too."""
+    a = ka[i]
+    b = kb[i]
+    bits = pair_eq_bits(ka.ctypes.data + 8 * lo, kb.ctypes.data + 8 * lo, a, b, count)
+    if b == _LONG:
+        left = bits
+        while left != 0:
+            j = ctz(left)
+            left &= left - np.uint64(1)
+            if not _same_token(taddr, starts, ends, i, lo + j):
+                bits &= ~(np.uint64(1) << np.uint64(j))
+    return bits
+
+
+@jit(inline=True)
+def _clip_bits(ka, kb, taddr, starts, ends, toff, n_in, max_order, out, h1, d1, best):
+    """BLEU's clipped matches of orders ``1..max_order`` of one pair into ``out``, for a pair
+    whose texts (tokens ``toff[t]:toff[t + 1]``, the hypothesis first, keys from
+    :func:`_span_keys`) all have at most 64 tokens: one 64-bit word of positions per token.
+
+    For a text ``T`` and the hypothesis ``H``, let ``m_i`` have bit ``j``
+    set where ``T[j] == H[i]`` (compared 32 or 64 keys at once,
+    :func:`vecscore.kernels.swar.pair_eq_bits`).  The n-gram of ``H`` at
+    ``i`` occurs in ``T`` at ``j`` exactly when bit ``j`` of
+    ``m_i & (m_{i+1} >> 1) & ... & (m_{i+n-1} >> (n-1))`` is set, so that
+    word's popcount is the n-gram's count in ``T``.  With ``c(i, n)`` the
+    largest such count over the references, and ``r(i, n)`` the number of
+    positions before ``i`` in ``H`` holding the same n-gram (the same
+    construction with ``T = H``, bits below ``i``), the clipped matches
+    ``sum_g min(c_hyp(g), max_r c_r(g))`` are the number of positions with
+    ``r(i, n) < c(i, n)``: each n-gram's first ``max_r c_r(g)``
+    occurrences.  ``h1`` and ``d1`` hold ``64 + max_order`` words, zero past
+    64; ``best`` ``64 * max_order``.
+    """
+    one = np.uint64(1)
+    lh = toff[1]
+    for i in range(lh):
+        h1[i] = _match_bits(ka, kb, taddr, starts, ends, 0, lh, i)
+    for i in range(lh, lh + max_order):  # n-grams running past the end match nothing
+        h1[i] = 0
+        d1[i] = 0
+    for n in range(max_order):
+        out[n] = 0
+    if n_in == 2:  # one reference: counts straight from its words
+        for i in range(lh):
+            d1[i] = _match_bits(ka, kb, taddr, starts, ends, toff[1], toff[2] - toff[1], i)
+        for i in range(lh):
+            d = d1[i]
+            h = h1[i]
+            below = (one << np.uint64(i)) - one
+            for n in range(max_order):
+                if n > 0:
+                    d &= d1[i + n] >> np.uint64(n)
+                    h &= h1[i + n] >> np.uint64(n)
+                out[n] += popcount(h & below) < popcount(d)
+        return
+    for x in range(lh * max_order):
+        best[x] = 0
+    for t in range(1, n_in):
+        for i in range(lh):
+            d1[i] = _match_bits(ka, kb, taddr, starts, ends, toff[t], toff[t + 1] - toff[t], i)
+        for i in range(lh):
+            d = d1[i]
+            x = i * max_order
+            for n in range(max_order):
+                if n > 0:
+                    d &= d1[i + n] >> np.uint64(n)
+                best[x + n] = max(best[x + n], popcount(d))
+    for i in range(lh):
+        h = h1[i]
+        below = (one << np.uint64(i)) - one
+        x = i * max_order
+        for n in range(max_order):
+            if n > 0:
+                h &= h1[i + n] >> np.uint64(n)
+            out[n] += popcount(h & below) < best[x + n]
 
 
 @jit(inline=True)

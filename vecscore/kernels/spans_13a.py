@@ -100,6 +100,8 @@ def rewrite(text, a, pad):
     place, from the first occurrence of its pattern's first byte on.
     """
     n = len(text)
+    if _first(text, n, 60, pad) == n and _first(text, n, 10, pad) == n:
+        return _unescape(text, a, pad)
     for i in range(n):
         a[i] = text[i]
     lt = _first(a, n, 60, pad)
@@ -118,6 +120,72 @@ def rewrite(text, a, pad):
         n = replace_from(a, n, a, amp, _LT, _LT1)
         n = replace_from(a, n, a, amp, _GT, _GT1)
     return n
+
+
+@jit(inline=True)
+def _starts_with(text, j, pat):
+    """Whether ``text[j:]`` starts with ``pat``."""
+    if j + len(pat) > len(text):
+        return False
+    for q in range(len(pat)):
+        if text[j + q] != pat[q]:
+            return False
+    return True
+
+
+_AMP_TAIL = np.frombuffer(b"amp;", np.uint8)
+_QUOT_TAIL = np.frombuffer(b"quot;", np.uint8)
+_LT_TAIL = np.frombuffer(b"lt;", np.uint8)
+_GT_TAIL = np.frombuffer(b"gt;", np.uint8)
+
+
+@jit
+def _unescape(text, a, pad):
+    """Step 1 on a text without ``<`` and ``\n``: only the entity chain can act (``&quot;``,
+    then ``&amp;``, then ``&lt;``, then ``&gt;``, each a ``str.replace`` of the previous
+    result); the result goes to ``a``, returns its length.
+
+    The four passes in one, from each ``&`` that no earlier replacement
+    consumed: ``&quot;`` gives ``"``; ``&amp;`` gives ``&``, which the later
+    passes see followed by the original text, so ``&amp;lt;`` and
+    ``&amp;gt;`` give ``<`` and ``>``; ``&lt;`` and ``&gt;`` give ``<``
+    and ``>``.  No replacement produces text that an earlier pass would
+    match (``&amp;quot;`` stays ``&quot;``), and none of the results
+    (``"``, ``<``, ``>``, a lone ``&``) can start a later pass's match
+    except the ``&`` of ``&amp;``.
+    """
+    n = len(text)
+    m = 0
+    i = 0
+    while i < n:
+        j = i + _first(text[i:], n - i, 38, pad)
+        for q in range(i, j):
+            a[m] = text[q]
+            m += 1
+        if j == n:
+            break
+        c = 38
+        i = j + 1
+        if _starts_with(text, i, _QUOT_TAIL):
+            c = 34
+            i += 5
+        elif _starts_with(text, i, _AMP_TAIL):
+            i += 4
+            if _starts_with(text, i, _LT_TAIL):
+                c = 60
+                i += 3
+            elif _starts_with(text, i, _GT_TAIL):
+                c = 62
+                i += 3
+        elif _starts_with(text, i, _LT_TAIL):
+            c = 60
+            i += 3
+        elif _starts_with(text, i, _GT_TAIL):
+            c = 62
+            i += 3
+        a[m] = c
+        m += 1
+    return m
 
 
 # Items of _split_word: an index into the text, or -1 for an inserted space.

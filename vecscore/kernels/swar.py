@@ -23,13 +23,13 @@ import ctypes
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from vecscore._jit import jit
 
 __all__ = ["HIGH", "LOW7", "PAGE", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64", "range_bits",
-           "emit_bits", "low_bits", "popcount", "load_word"]
+           "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
@@ -167,6 +167,34 @@ def _load_word(typingctx, addr):
     return sig, codegen
 
 
+@intrinsic
+def _prefetch(typingctx, addr):
+    sig = types.void(types.int64)
+
+    def codegen(context, builder, signature, args):
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.inttoptr(args[0], i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:
+
+    def prefetch(addr):
+        """A hint (nothing to do without the JIT)."""
+
+else:
+
+    @jit(inline=True)
+    def prefetch(addr):
+        """Hint the CPU to load the cache line at ``addr`` (any address: a prefetch never faults)."""
+        _prefetch(addr)
+
+
 if numba.config.DISABLE_JIT:
     load_word = _load_word_py
 else:
@@ -196,3 +224,58 @@ if numba.config.DISABLE_JIT:
 
 else:
     from numba.cpython.unsafe.numbers import trailing_zeros as ctz  # noqa: F401
+
+
+def _pair_eq_bits_py(addr_a, addr_b, a, b, width):
+    wa = np.frombuffer(ctypes.string_at(int(addr_a), 8 * width), np.int64)
+    wb = np.frombuffer(ctypes.string_at(int(addr_b), 8 * width), np.int64)
+    bits = (wa == a) & (wb == b)
+    return np.uint64(sum(1 << j for j in np.flatnonzero(bits)))
+
+
+def _pair_eq_codegen(width):
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        vec = ir.VectorType(i64, width)
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width)
+
+        def splat(x):
+            one = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+            return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
+
+        wa = builder.load(builder.inttoptr(args[0], vec.as_pointer()), align=8)
+        wb = builder.load(builder.inttoptr(args[1], vec.as_pointer()), align=8)
+        eq_a = builder.icmp_signed("==", wa, splat(args[2]))
+        both = builder.and_(eq_a, builder.icmp_signed("==", wb, splat(args[3])))
+        bits = builder.bitcast(both, ir.IntType(width))
+        return builder.zext(bits, i64) if width < 64 else bits
+
+    return codegen
+
+
+@intrinsic
+def _pair_eq_bits32(typingctx, addr_a, addr_b, a, b):
+    return types.uint64(types.int64, types.int64, types.int64, types.int64), _pair_eq_codegen(32)
+
+
+@intrinsic
+def _pair_eq_bits64(typingctx, addr_a, addr_b, a, b):
+    return types.uint64(types.int64, types.int64, types.int64, types.int64), _pair_eq_codegen(64)
+
+
+if numba.config.DISABLE_JIT:
+
+    def pair_eq_bits(addr_a, addr_b, a, b, count):
+        """See the jitted version."""
+        return _pair_eq_bits_py(addr_a, addr_b, a, b, 32 if count <= 32 else 64) & low_bits(count)
+
+else:
+
+    @jit(inline=True)
+    def pair_eq_bits(addr_a, addr_b, a, b, count):
+        """Bit ``j`` set where the int64 words at ``addr_a + 8 * j`` and ``addr_b + 8 * j`` equal
+        ``a`` and ``b``, for ``j < count <= 64``; 32 or 64 words are read at both addresses
+        (32 while ``count <= 32``), so that many must be readable."""
+        if count <= 32:
+            return _pair_eq_bits32(addr_a, addr_b, a, b) & low_bits(count)
+        return _pair_eq_bits64(addr_a, addr_b, a, b) & low_bits(count)
