@@ -111,7 +111,7 @@ def test_long_texts_number_ngrams_through_the_hash_table(seed, n_words, n_refs, 
 def test_pairs_around_32_and_64_tokens_equal_the_counter_twin(seed, n_refs, order, collide):
     # texts of up to 64 tokens are compared 32 or 64 token keys at a time (one bit per position);
     # longer ones are numbered through the hash table.  Lengths straddle both widths; a small
-    # vocabulary with long words (hashed keys; with ``collide`` all four of them share keys)
+    # vocabulary with long words (hashed keys; with ``collide`` their keys take at most four values)
     # gives repeated n-grams on both sides.
     rng = np.random.default_rng(seed)
     vocab = np.array(["a", "b", "cc", "abcdefgh", "abcdefghij", "abcdefghijklmnopq", "abcdefghijklmnopr",

@@ -70,7 +70,7 @@ def _rstrip(text):
     return hi
 
 
-#: ``tkey2`` of a free slot: no token's second key word has these top bits (0, 8..15 or 0xFF)
+#: the second key word of a free table slot: no token's has these top bits (0, 8..15 or 0xFF)
 _FREE = np.int64(1 << 62)
 _LONG = np.int64(-1)  # the second key word of a hashed token (16 bytes or more)
 _SLOT = 4  # words per slot of the token table: the two key words, the id, and one unused

@@ -169,20 +169,15 @@ def _unescape(text, a, pad):
         if _starts_with(text, i, _QUOT_TAIL):
             c = 34
             i += 5
-        elif _starts_with(text, i, _AMP_TAIL):
-            i += 4
+        else:
+            if _starts_with(text, i, _AMP_TAIL):  # its '&' meets the text after it in the later passes
+                i += 4
             if _starts_with(text, i, _LT_TAIL):
                 c = 60
                 i += 3
             elif _starts_with(text, i, _GT_TAIL):
                 c = 62
                 i += 3
-        elif _starts_with(text, i, _LT_TAIL):
-            c = 60
-            i += 3
-        elif _starts_with(text, i, _GT_TAIL):
-            c = 62
-            i += 3
         a[m] = c
         m += 1
     return m
