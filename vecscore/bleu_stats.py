@@ -158,16 +158,13 @@ class BleuStats:
 _FIELDS = ("sys_len", "ref_len", "correct", "total", "nrefs")
 
 
-def _pick_ref_len(hyp_len: np.ndarray, ref_lens: np.ndarray, ref_ptr: np.ndarray, brevity_penalty: str) -> np.ndarray:
-    return _ref_len_kernel(np.asarray(hyp_len, np.int64), np.asarray(ref_lens, np.int64),
-                           np.asarray(ref_ptr, np.int64), brevity_penalty == "shortest")
-
-
 @jit(parallel=True)
-def _ref_len_kernel(hyp_len, ref_lens, ref_ptr, shortest):
-    """Per pair: the shortest reference length, or the closest one to the hypothesis's (ties: the shorter)."""
+def _lengths_kernel(hyp_len, ref_lens, ref_ptr, shortest, max_order):
+    """Per pair: the reference length for the brevity penalty (the shortest, or the closest to the
+    hypothesis's, ties to the shorter) and the hypothesis's n-grams of orders ``1..max_order``."""
     n = len(hyp_len)
-    out = np.zeros(n, np.int64)
+    ref_len = np.zeros(n, np.int64)
+    total = np.empty((n, max_order), np.int64)
     for p in prange(n):
         best = np.int64(-1)
         for q in range(ref_ptr[p], ref_ptr[p + 1]):
@@ -180,8 +177,10 @@ def _ref_len_kernel(hyp_len, ref_lens, ref_ptr, shortest):
                 gap, best_gap = abs(r - hyp_len[p]), abs(best - hyp_len[p])
                 if gap < best_gap or (gap == best_gap and r < best):
                     best = r
-        out[p] = max(best, 0)
-    return out
+        ref_len[p] = max(best, 0)
+        for k in range(max_order):
+            total[p, k] = max(hyp_len[p] - k, 0)
+    return ref_len, total
 
 
 _FULL_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -223,9 +222,9 @@ def check_stats_args(ref_ptr, max_order, brevity_penalty) -> None:
 
 def stats_from_counts(hyp_len, ref_lens, ref_ptr, correct, brevity_penalty) -> BleuStats:
     """:class:`BleuStats` from token counts and clipped matches (``correct``: pairs x orders)."""
-    ref_len = _pick_ref_len(hyp_len, ref_lens, ref_ptr, brevity_penalty)
-    orders = np.arange(1, correct.shape[1] + 1, dtype=np.int64)
-    total = np.maximum(hyp_len[:, None] - orders[None, :] + 1, 0)
+    hyp_len = np.asarray(hyp_len, np.int64)
+    ref_len, total = _lengths_kernel(hyp_len, np.asarray(ref_lens, np.int64), np.asarray(ref_ptr, np.int64),
+                                     brevity_penalty == "shortest", correct.shape[1])
     return BleuStats(hyp_len, ref_len, correct, total, np.diff(ref_ptr).astype(np.int64))
 
 
