@@ -59,48 +59,38 @@ _MY_LOG_ZERO = -9999999999.0  # sacrebleu.utils.my_log(0.0)
 # --- kernels (libm exp/log, as Python's math module) ------------------------------------------
 
 
-@jit(parallel=True)
+@jit(inline=True)
 def _bp_sacre(sys_len, ref_len):
-    out = np.ones(len(sys_len))
-    for r in prange(len(sys_len)):
-        if sys_len[r] < ref_len[r]:
-            out[r] = math.exp(1 - ref_len[r] / sys_len[r]) if sys_len[r] > 0 else 0.0
-    return out
+    """sacreBLEU's brevity penalty of one row."""
+    if sys_len < ref_len:
+        return math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    return 1.0
 
 
-@jit(parallel=True)
-def _sacre_combine(prec, eff, bp, neumaier):
-    """``bp * exp(sum(my_log(p) for p in prec[:eff]) / eff)`` per column."""
-    n_rows = prec.shape[1]
-    out = np.zeros(n_rows)
-    for r in prange(n_rows):
-        s = 0.0
-        c = 0.0
-        zero = False
-        for i in range(eff[r]):
-            x = prec[i, r]
-            if x == 0.0:
-                zero = True
-                break
-            x = math.log(x)
-            if i == 0:
-                s = x
-            elif neumaier:
-                t = s + x
-                if abs(s) >= abs(x):
-                    c += (s - t) + x
-                else:
-                    c += (x - t) + s
-                s = t
+@jit(inline=True)
+def _sacre_combine(prec, r, eff, bp, neumaier):
+    """``bp * exp(sum(my_log(p) for p in prec[:eff, r]) / eff)``."""
+    s = 0.0
+    c = 0.0
+    for i in range(eff):
+        x = prec[i, r]
+        if x == 0.0:
+            return 0.0  # exp(-9999999999 / eff) underflows to 0
+        x = math.log(x)
+        if i == 0:
+            s = x
+        elif neumaier:
+            t = s + x
+            if abs(s) >= abs(x):
+                c += (s - t) + x
             else:
-                s += x
-        if zero:
-            out[r] = 0.0  # exp(-9999999999 / eff) underflows to 0
-            continue
-        if neumaier and c != 0.0 and math.isfinite(c):
-            s += c
-        out[r] = bp[r] * math.exp(s / eff[r])
-    return out
+                c += (x - t) + s
+            s = t
+        else:
+            s += x
+    if neumaier and c != 0.0 and math.isfinite(c):
+        s += c
+    return bp * math.exp(s / eff)
 
 
 @jit
@@ -223,46 +213,52 @@ def _check_smooth(method, value):
 _SMOOTH_CODES = {"exp": 0, "floor": 1, "add-k": 2, "none": 3}
 
 
+@jit(inline=True)
+def _sacre_precisions(correct, total, r, method, value, effective_order, prec):
+    """Row ``r`` (column of ``correct``/``total``): its precisions into ``prec[:, r]``, as the float
+    operations of ``BLEU.compute_bleu`` in its order; returns the effective order, 0 if nothing
+    matched (sacreBLEU's early stop, #141: the score is 0)."""
+    order = correct.shape[0]
+    any_match = False
+    for i in range(order):
+        any_match = any_match or correct[i, r] != 0
+    if not any_match:
+        return 0
+    eff = order
+    zeros = 0
+    for i in range(order):
+        c = np.float64(correct[i, r])
+        t = np.float64(total[i, r])
+        if method == 2 and i > 0:
+            c += value
+            t += value
+        if t == 0.0:
+            break
+        if effective_order:
+            eff = i + 1
+        if c == 0.0:
+            zeros += 1
+            if method == 0:
+                prec[i, r] = 100.0 / (2.0 ** zeros * t)
+            elif method == 1:
+                prec[i, r] = 100.0 * value / t
+        else:
+            prec[i, r] = 100.0 * c / t
+    return eff
+
+
 @jit(parallel=True)
-def _precisions_kernel(correct, total, method, value, effective_order):
-    """Per pair (column): the float operations of ``BLEU.compute_bleu``, in its order."""
+def _sacre_kernel(sys_len, ref_len, correct, total, method, value, effective_order, neumaier):
+    """Per pair (column): BLEU, its precisions and brevity penalty."""
     order, n_rows = correct.shape
     prec = np.zeros((order, n_rows))
-    eff = np.empty(n_rows, np.int64)
-    no_match = np.zeros(n_rows, np.bool_)
+    bp = np.empty(n_rows)
+    score = np.empty(n_rows)
     for r in prange(n_rows):
-        eff[r] = order
-        any_match = False
-        for i in range(order):
-            any_match = any_match or correct[i, r] != 0
-        if not any_match:  # early stop (#141): all precisions 0
-            no_match[r] = True
-            continue
-        zeros = 0
-        for i in range(order):
-            c = np.float64(correct[i, r])
-            t = np.float64(total[i, r])
-            if method == 2 and i > 0:
-                c += value
-                t += value
-            if t == 0.0:
-                break
-            if effective_order:
-                eff[r] = i + 1
-            if c == 0.0:
-                zeros += 1
-                if method == 0:
-                    prec[i, r] = 100.0 / (2.0 ** zeros * t)
-                elif method == 1:
-                    prec[i, r] = 100.0 * value / t
-            else:
-                prec[i, r] = 100.0 * c / t
-    return prec, eff, no_match
-
-
-def _sacre_precisions(correct, total, method, value, effective_order):
-    """Precisions (K, R), effective orders (R,) and the pairs without any match, as ``BLEU.compute_bleu``."""
-    return _precisions_kernel(correct, total, _SMOOTH_CODES[method], float(value or 0.0), bool(effective_order))
+        bp[r] = _bp_sacre(sys_len[r], ref_len[r])
+        eff = _sacre_precisions(correct, total, r, method, value, effective_order, prec)
+        score[r] = _sacre_combine(prec, r, eff, bp[r], neumaier) if eff > 0 else 0.0
+    return score, prec, bp
 
 
 def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value, effective_order, max_ngram_order):
@@ -273,10 +269,8 @@ def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value,
         raise VecscoreError(f"max_ngram_order must be >= 1, got {max_ngram_order}")
     _as_stats(sys_len, ref_len, correct, total, order)
     correct, total = correct[:order], total[:order]
-    bp = _bp_sacre(sys_len, ref_len)
-    prec, eff, no_match = _sacre_precisions(correct, total, smooth_method, value, effective_order)
-    score = _sacre_combine(prec, eff, bp, _NEUMAIER)
-    score[no_match] = 0.0
+    score, prec, bp = _sacre_kernel(sys_len, ref_len, correct, total, _SMOOTH_CODES[smooth_method],
+                                    float(value or 0.0), bool(effective_order), _NEUMAIER)
     return score, prec, bp, sys_len, ref_len, correct, total
 
 

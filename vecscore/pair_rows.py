@@ -40,8 +40,11 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
     ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).
     """
     n = len(hyps)
-    h = str_rows(hyps)
-    if h is None:  # this Python cannot be read in place: validate, then encode everything
+    per_example = (refs_layout == "per-example" and not isinstance(refs, (str, bytes)) and hasattr(refs, "__len__")
+                   and len(refs) == n)
+    # hypotheses and (if they may be one str per hypothesis) references in one scan
+    rows = str_rows(hyps, refs) if per_example else str_rows(hyps)
+    if rows is None:  # this Python cannot be read in place: validate, then encode everything
         _check_units(hyps, "text", "hyps")
         flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
         texts = Rows(hyps, flat)
@@ -52,21 +55,16 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         offsets = np.zeros(len(blobs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
         return from_buffer(buf, offsets), ref_ptr, texts
-    if (h.kind == NOT_STR).any():
+    if (rows.kind[:n] == NOT_STR).any():
         _check_units(hyps, "text", "hyps")  # names the first row that is not a str (subclasses pass)
-    r = None
-    if refs_layout == "per-example" and not isinstance(refs, (str, bytes)) and hasattr(refs, "__len__") and len(refs) == n:
-        r = str_rows(refs)
-        if (r.kind == NOT_STR).any():  # lists of references, None, ...: the checked path
-            r = None
-        else:
-            ref_ptr = np.arange(n + 1, dtype=np.int64)
-            flat = r.keep[0]
-    if r is None:
+    if per_example and not (rows.kind[n:] == NOT_STR).any():
+        ref_ptr = np.arange(n + 1, dtype=np.int64)
+        flat = rows.keep[1]
+    else:  # lists of references, None, streams, ...: the checked path, then the flat references' scan
         flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
         r = str_rows(flat)
-    rows = TextRows.concat([h, r])
-    texts = Rows(h.keep[0], flat)
+        rows = TextRows.concat([TextRows(rows.addrs[:n], rows.lens[:n], rows.kind[:n], rows.keep[:1]), r])
+    texts = Rows(rows.keep[0], flat)
     other = np.flatnonzero(rows.kind != ASCII)
     if len(other):
         if encode is None:

@@ -145,12 +145,10 @@ _CHUNKS = 64
 
 
 @jit(parallel=True)
-def _classify(items, str_type, type_off, len_off, state_off, ascii_bit, required, data_off):
-    """Addresses, lengths and kinds of the objects whose addresses are ``items``."""
+def _classify(items, at, addrs, lens, kind, str_type, type_off, len_off, state_off, ascii_bit, required, data_off):
+    """Addresses, lengths and kinds of the objects whose addresses are ``items``, into rows
+    ``at..at + len(items)`` of ``addrs``/``lens``/``kind`` (every item of those rows is written)."""
     n = len(items)
-    addrs = np.zeros(n, np.int64)
-    lens = np.zeros(n, np.int64)
-    kind = np.zeros(n, np.uint8)
     for c in prange(_CHUNKS):
         lo = n * c // _CHUNKS
         hi = n * (c + 1) // _CHUNKS
@@ -160,16 +158,19 @@ def _classify(items, str_type, type_off, len_off, state_off, ascii_bit, required
             if i + _AHEAD < hi:
                 prefetch(items[i + _AHEAD])
             obj = items[i]
+            row = at + i
+            addrs[row] = 0
+            lens[row] = 0
             if _words_at(obj + type_off, 1)[0] != str_type:
-                kind[i] = NOT_STR
+                kind[row] = NOT_STR
                 continue
             state = _words_at(obj + state_off, 1)[0] & 0xFFFFFFFF
             if (state & ascii_bit) == 0 or (state & required) != required:
-                kind[i] = NON_ASCII
+                kind[row] = NON_ASCII
                 continue
-            addrs[i] = obj + data_off
-            lens[i] = _words_at(obj + len_off, 1)[0]
-    return addrs, lens, kind
+            kind[row] = ASCII
+            addrs[row] = obj + data_off
+            lens[row] = _words_at(obj + len_off, 1)[0]
 
 
 # ---------------------------------------------------------------------------
@@ -250,7 +251,7 @@ def _check(layout: _Layout) -> bool:
         [_fresh("plain ascii"), "", "a", "interned", _fresh("caf\u00e9"), _fresh("\u0100x"), _fresh("\U0001f600y"),
          3, None, b"bytes", Sub("subclass"), _fresh("tab\tand\nnewline\x00nul")]
     )
-    got = _scan(rows, layout)
+    got = _scan((rows,), layout)
     for i, r in enumerate(rows):
         want = NOT_STR if type(r) is not str else (ASCII if r.isascii() else NON_ASCII)
         if got.kind[i] != want:
@@ -276,22 +277,30 @@ def _layout() -> _Layout | None:
     return _LAYOUT[0]
 
 
-def _scan(snap: tuple, layout: _Layout) -> TextRows:
-    n = len(snap)
-    if n == 0:
-        z = np.zeros(0, np.int64)
-        return TextRows(z, z.copy(), np.zeros(0, np.uint8), (snap,))
-    items = np.frombuffer((ctypes.c_int64 * n).from_address(id(snap) + layout.items_off), np.int64)
-    addrs, lens, kind = _classify(items, id(str), layout.type_off, layout.len_off, layout.state_off,
-                                  layout.ascii_bit, layout.required, layout.data_off)
-    return TextRows(addrs, lens, kind, (snap,))
+def _scan(snaps: tuple, layout: _Layout) -> TextRows:
+    """The rows of the tuples ``snaps``, one after another, classified into one set of arrays."""
+    total = sum(len(t) for t in snaps)
+    addrs = np.empty(total, np.int64)
+    lens = np.empty(total, np.int64)
+    kind = np.empty(total, np.uint8)
+    at = 0
+    for snap in snaps:
+        n = len(snap)
+        if n:
+            items = np.frombuffer((ctypes.c_int64 * n).from_address(id(snap) + layout.items_off), np.int64)
+            _classify(items, at, addrs, lens, kind, id(str), layout.type_off, layout.len_off, layout.state_off,
+                      layout.ascii_bit, layout.required, layout.data_off)
+        at += n
+    return TextRows(addrs, lens, kind, snaps)
 
 
-def str_rows(rows) -> TextRows | None:
-    """``rows`` (any sequence) read in place, every row classified; ``None`` where this
-    Python cannot be read in place (encode the texts then)."""
+def str_rows(*seqs) -> TextRows | None:
+    """The rows of ``seqs`` (sequences, one after another) read in place, every row classified;
+    ``None`` where this Python cannot be read in place (encode the texts then).
+
+    ``keep`` holds one tuple snapshot per sequence (a tuple is its own).
+    """
     layout = _layout()
     if layout is None:
         return None
-    snap = rows if type(rows) is tuple else tuple(rows)
-    return _scan(snap, layout)
+    return _scan(tuple(rows if type(rows) is tuple else tuple(rows) for rows in seqs), layout)
