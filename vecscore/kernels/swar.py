@@ -29,7 +29,7 @@ from numba.extending import intrinsic
 from vecscore._jit import jit
 
 __all__ = ["HIGH", "LOW7", "PAGE", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64", "range_bits",
-           "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits"]
+           "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits", "claim"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
@@ -279,3 +279,33 @@ else:
         if count <= 32:
             return _pair_eq_bits32(addr_a, addr_b, a, b) & low_bits(count)
         return _pair_eq_bits64(addr_a, addr_b, a, b) & low_bits(count)
+
+
+@intrinsic
+def _fetch_add(typingctx, addr, value):
+    """Atomically add ``value`` to the int64 at ``addr``; the value before."""
+    sig = types.int64(types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ptr = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        return builder.atomic_rmw("add", ptr, args[1], "monotonic")
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:
+
+    def claim(counter):
+        """See the jitted version."""
+        got = int(counter[0])
+        counter[0] += 1
+        return got
+
+else:
+
+    @jit(inline=True)
+    def claim(counter):
+        """The next item of a work queue: ``counter[0]`` (int64), incremented atomically, so that
+        the threads of a ``prange`` over workers take items as they become free (a thread slowed
+        down, say by another process on its core, takes fewer) instead of a fixed half each."""
+        return _fetch_add(counter.ctypes.data, 1)
