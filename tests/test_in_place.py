@@ -43,6 +43,16 @@ def test_rows_are_classified_and_ascii_rows_read_exactly():
     assert str_rows(tuple(rows)).kind.tolist() == want  # a tuple is its own snapshot
 
 
+def test_several_sequences_are_read_one_after_another():
+    a = ["one", "caf\u00e9", None]
+    b = ("", "two words", 3)
+    got = str_rows(a, b)
+    assert got.kind.tolist() == [ASCII, NON_ASCII, NOT_STR, ASCII, ASCII, NOT_STR]
+    assert [_bytes(got, i) for i in (0, 3, 4)] == [b"one", b"", b"two words"]
+    assert got.keep[0] == tuple(a) and got.keep[1] is b  # one snapshot per sequence; a tuple is its own
+    assert str_rows().kind.tolist() == [] and str_rows([], b).kind.tolist() == got.kind.tolist()[3:]
+
+
 def test_word_at_reads_any_alignment():
     s = "abcdefghijklmnop"
     got = str_rows([s])
