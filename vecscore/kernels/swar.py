@@ -125,6 +125,13 @@ def _copied(text, base, pad):
     return np.int64(pad.ctypes.data)
 
 
+def _splat(builder, vec, x):
+    """LLVM IR: the vector of type ``vec`` with ``x`` in every lane."""
+    one = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+    zeros = ir.Constant(ir.VectorType(ir.IntType(32), vec.count), [0] * vec.count)
+    return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
+
+
 def _range_bits_py(addr, lo, hi):
     block = np.frombuffer(ctypes.string_at(int(addr), 64), np.uint8)
     bits = (block >= lo) & (block <= hi)
@@ -138,15 +145,10 @@ def _range_bits(typingctx, addr, lo, hi):
     def codegen(context, builder, signature, args):
         i8 = ir.IntType(8)
         vec = ir.VectorType(i8, 64)
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), [0] * 64)
-
-        def splat(x):
-            one = builder.insert_element(ir.Constant(vec, ir.Undefined), builder.trunc(x, i8),
-                                         ir.Constant(ir.IntType(32), 0))
-            return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
-
         block = builder.load(builder.inttoptr(args[0], vec.as_pointer()), align=1)
-        inside = builder.icmp_unsigned("<=", builder.sub(block, splat(args[1])), splat(builder.sub(args[2], args[1])))
+        lo = _splat(builder, vec, builder.trunc(args[1], i8))
+        span = _splat(builder, vec, builder.trunc(builder.sub(args[2], args[1]), i8))
+        inside = builder.icmp_unsigned("<=", builder.sub(block, lo), span)
         return builder.bitcast(inside, ir.IntType(64))
 
     return sig, codegen
@@ -237,16 +239,10 @@ def _pair_eq_codegen(width):
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
         vec = ir.VectorType(i64, width)
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width)
-
-        def splat(x):
-            one = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
-            return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
-
         wa = builder.load(builder.inttoptr(args[0], vec.as_pointer()), align=8)
         wb = builder.load(builder.inttoptr(args[1], vec.as_pointer()), align=8)
-        eq_a = builder.icmp_signed("==", wa, splat(args[2]))
-        both = builder.and_(eq_a, builder.icmp_signed("==", wb, splat(args[3])))
+        eq_a = builder.icmp_signed("==", wa, _splat(builder, vec, args[2]))
+        both = builder.and_(eq_a, builder.icmp_signed("==", wb, _splat(builder, vec, args[3])))
         bits = builder.bitcast(both, ir.IntType(width))
         return builder.zext(bits, i64) if width < 64 else bits
 
