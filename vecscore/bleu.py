@@ -41,7 +41,8 @@ import numpy as np
 
 from vecscore import bleu_formulas as bf
 from vecscore.bleu_direct import direct_stats
-from vecscore.batch import _check_units, build_batch, input_kind, intern, normalize_refs
+from vecscore.batch import build_batch, intern
+from vecscore.inputs import check_units, input_kind, normalize_refs
 from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, batch_stats, check_brevity_penalty, stats_from_ids
 from vecscore.parallel import accepts_workers
 from vecscore.errors import VecscoreError, VecscoreWarning
@@ -206,7 +207,7 @@ def _hyps_kind(hyps) -> str:
 
 def _check_hyps(hyps) -> str:
     kind = _hyps_kind(hyps)
-    _check_units(hyps, kind, "hyps")
+    check_units(hyps, kind, "hyps")
     return kind
 
 

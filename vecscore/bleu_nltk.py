@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore import bleu_formulas as bf
-from vecscore.batch import build_batch, input_kind
+from vecscore.batch import build_batch
+from vecscore.inputs import input_kind
 from vecscore.bleu_stats import batch_stats, check_brevity_penalty
 from vecscore.errors import VecscoreError
 from vecscore.text.sacrebleu_tokenizers import TOKENIZERS, tokenize as sacre_tokenize

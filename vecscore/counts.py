@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import numba
-
 from vecscore.kernels.intern import intern_keys_chunked
+from vecscore.parallel import current_threads
 from vecscore.kernels.ngrams import clipped_overlap, extend_ngrams, pack_ngrams, row_counts
 
 __all__ = ["NgramCounts", "ngram_counts", "ngram_keys", "overlap"]
@@ -47,7 +46,7 @@ def ngram_keys(ragged, n: int, n_vocab: int) -> tuple[np.ndarray, np.ndarray]:
     prev, prev_off = ragged.ids, ragged.offsets
     for order in range(2, n + 1):
         keys, off = extend_ngrams(prev, prev_off, ragged.ids, ragged.offsets, order)
-        prev, prev_off = intern_keys_chunked(keys, numba.get_num_threads())[0], off
+        prev, prev_off = intern_keys_chunked(keys, current_threads())[0], off
     return prev, prev_off
 
 

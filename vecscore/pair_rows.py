@@ -15,7 +15,7 @@ from itertools import chain
 
 import numpy as np
 
-from vecscore.batch import _check_units, normalize_refs
+from vecscore.inputs import check_units, normalize_refs
 from vecscore.text.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
 
 __all__ = ["pair_rows", "Rows"]
@@ -45,7 +45,7 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
     # hypotheses and (if they may be one str per hypothesis) references in one scan
     rows = str_rows(hyps, refs) if per_example else str_rows(hyps)
     if rows is None:  # this Python cannot be read in place: validate, then encode everything
-        _check_units(hyps, "text", "hyps")
+        check_units(hyps, "text", "hyps")
         flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
         texts = Rows(hyps, flat)
         if encode is None and not all(t.isascii() for t in chain(hyps, flat)):
@@ -56,7 +56,7 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
         return from_buffer(buf, offsets), ref_ptr, texts
     if (rows.kind[:n] == NOT_STR).any():
-        _check_units(hyps, "text", "hyps")  # names the first row that is not a str (subclasses pass)
+        check_units(hyps, "text", "hyps")  # names the first row that is not a str (subclasses pass)
     if per_example and not (rows.kind[n:] == NOT_STR).any():
         ref_ptr = np.arange(n + 1, dtype=np.int64)
         flat = rows.keep[1]

@@ -9,12 +9,13 @@ threads.
 from __future__ import annotations
 
 import functools
+import sys
 from contextlib import contextmanager
 from collections.abc import Iterator
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers"]
+__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers", "current_threads"]
 
 
 def max_threads() -> int:
@@ -49,13 +50,23 @@ def resolve_workers(workers) -> int | None:
     return workers
 
 
+def current_threads() -> int:
+    """numba's thread count now (kernels split their work in that many parts); loads numba."""
+    from vecscore._jit import activate
+
+    activate()
+    import numba
+
+    return int(numba.get_num_threads())
+
+
 @contextmanager
 def numba_threads(n) -> Iterator[int]:
     """Run a block with ``n`` numba threads; the previous count is restored, even on error.
 
     ``n`` is validated by :func:`resolve_workers` before anything changes
     (``None`` leaves the current setting alone).  The value yielded is the
-    thread count in effect inside the block.
+    thread count in effect inside the block (``None`` while numba is not loaded and ``n`` is ``None``).
 
     Examples
     --------
@@ -68,6 +79,12 @@ def numba_threads(n) -> Iterator[int]:
     True
     """
     n = resolve_workers(n)
+    if n is None and "numba" not in sys.modules:  # nothing to set, and no kernel has run: keep numba unloaded
+        yield None
+        return
+    from vecscore._jit import activate
+
+    activate()
     import numba
 
     previous = numba.get_num_threads()

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vecscore.batch import input_kind, warn_empty_rows
+from vecscore.batch import warn_empty_rows
+from vecscore.inputs import input_kind
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.pair_rows import pair_rows

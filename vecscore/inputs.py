@@ -1,0 +1,155 @@
+"""The input layer: what a batch of user input is, checked once, with errors in the user's terms.
+
+Accepted inputs (decided by the type of the first hypothesis, never guessed per row):
+
+* texts: ``hyps`` a sequence of ``str``; ``refs`` per example either a ``str``
+  (one reference) or a list of ``str`` (several);
+* pre-tokenized: ``hyps`` a sequence of lists of ``str`` tokens; ``refs`` per
+  example a list of tokens (one reference) or a list of such lists;
+* token ids: ``hyps`` a sequence of integer NumPy arrays (or lists of ints);
+  ``refs`` per example an integer array or a list of them.
+
+``refs_layout="streams"`` takes sacreBLEU's layout instead: ``refs[k][i]`` is
+the k-th reference of pair ``i``; ``None`` marks a missing reference.
+
+This module imports neither numba nor any kernel: both the compiled route and
+the small-batch route (:mod:`vecscore.plain`) start here.
+"""
+from __future__ import annotations
+
+from itertools import chain
+
+import numpy as np
+
+from vecscore.errors import VecscoreError
+
+__all__ = ["REFS_LAYOUTS", "input_kind", "check_units", "normalize_refs"]
+
+REFS_LAYOUTS = ("per-example", "streams")
+
+
+def input_kind(hyps) -> str:
+    """``"text"``, ``"tokens"`` or ``"ids"``, from the first hypothesis."""
+    if len(hyps) == 0:
+        return "text"
+    h = hyps[0]
+    if isinstance(h, str):
+        return "text"
+    if isinstance(h, np.ndarray) and h.dtype.kind in "iu":
+        return "ids"
+    if isinstance(h, (list, tuple)):
+        if any(isinstance(x, str) for x in h):
+            return "tokens"
+        if any(isinstance(x, (int, np.integer)) for x in h):
+            return "ids"
+        return "tokens"
+    raise VecscoreError(
+        f"hyps[0] is {type(h).__name__}; expected str (text), a list of str (tokens) or an integer array (token ids)"
+    )
+
+
+def _is_unit(x, kind: str) -> bool:
+    if kind == "text":
+        return isinstance(x, str)
+    if kind == "tokens":
+        return isinstance(x, (list, tuple)) and all(isinstance(t, str) for t in x)
+    if isinstance(x, np.ndarray):
+        return x.ndim == 1 and (x.dtype.kind in "iu" or x.size == 0)
+    return isinstance(x, (list, tuple)) and all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in x)
+
+
+_UNIT_NAME = {"text": "a str", "tokens": "a list of str tokens", "ids": "a 1-d integer array"}
+
+
+def _all_str(rows) -> bool:
+    """Fast (C-level) check that every row is exactly a ``str``."""
+    return set(map(type, rows)) <= {str}
+
+
+def check_units(rows, kind: str, what: str) -> None:
+    if kind == "text" and _all_str(rows):
+        return
+    bad = next((i for i, x in enumerate(rows) if not _is_unit(x, kind)), None)
+    if bad is not None:
+        raise VecscoreError(
+            f"{what}[{bad}] is {rows[bad]!r:.60}, not {_UNIT_NAME[kind]}; every row must be {_UNIT_NAME[kind]} "
+            "(replace missing values, e.g. with an empty string)"
+        )
+
+
+def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-example"):
+    """Flatten references into ``(flat_refs, ref_ptr)``; errors name the row."""
+    if refs_layout not in REFS_LAYOUTS:
+        raise VecscoreError(f"refs_layout must be one of {REFS_LAYOUTS}, not {refs_layout!r}")
+    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
+        raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with refs_layout='streams')")
+    fast = _fast_flatten(refs, n_pairs, kind, refs_layout)
+    if fast is not None:
+        return fast
+    if refs_layout == "streams":
+        if len(refs) == 0:
+            raise VecscoreError("refs_layout='streams' needs at least one reference stream")
+        for k, stream in enumerate(refs):
+            if isinstance(stream, (str, bytes)) or not hasattr(stream, "__len__"):
+                raise VecscoreError(f"reference stream {k} is not a sequence of references")
+            if len(stream) != n_pairs:
+                raise VecscoreError(
+                    f"reference stream {k} has {len(stream)} references but there are {n_pairs} hypotheses; "
+                    "every stream needs one entry per hypothesis (None for a missing one)"
+                )
+        refs = [[s[i] for s in refs if s[i] is not None] for i in range(n_pairs)]
+        missing = next((i for i, r in enumerate(refs) if not r), None)
+        if missing is not None:
+            raise VecscoreError(
+                f"pair {missing} has no reference: it is None in every reference stream; "
+                "every hypothesis needs at least one reference"
+            )
+    if len(refs) != n_pairs:
+        raise VecscoreError(
+            f"got {n_pairs} hypotheses but {len(refs)} reference entries; they must have the same length "
+            "(for sacreBLEU-style reference streams pass refs_layout='streams')"
+        )
+    if (kind == "text" and _all_str(refs)) or all(_is_unit(r, kind) for r in refs):
+        return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
+    flat = []
+    counts = np.empty(n_pairs, np.int64)
+    for i, r in enumerate(refs):
+        if _is_unit(r, kind) and not (kind != "text" and len(r) == 0):
+            flat.append(r)
+            counts[i] = 1
+            continue
+        if not isinstance(r, (list, tuple)):
+            raise VecscoreError(f"refs[{i}] is {r!r:.60}; expected {_UNIT_NAME[kind]} or a list of them")
+        if len(r) == 0:
+            hint = " (write [[]] for one empty reference)" if kind != "text" else ""
+            raise VecscoreError(f"refs[{i}] is an empty list of references; every pair needs at least one reference{hint}")
+        bad = next((j for j, x in enumerate(r) if not _is_unit(x, kind)), None)
+        if bad is not None:
+            raise VecscoreError(f"refs[{i}][{bad}] is {r[bad]!r:.60}, not {_UNIT_NAME[kind]}")
+        flat.extend(r)
+        counts[i] = len(r)
+    ptr = np.zeros(n_pairs + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return flat, ptr
+
+
+def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
+    """C-level flattening for the common all-text layouts; ``None`` means "take the checked path"."""
+    if kind != "text" or len(refs) == 0:
+        return None
+    if refs_layout == "streams":
+        if not set(map(type, refs)) <= {list, tuple} or any(len(stream) != n_pairs for stream in refs):
+            return None
+        flat = list(chain.from_iterable(zip(*refs)))
+        if not _all_str(flat):
+            return None
+        return flat, np.arange(0, len(refs) * n_pairs + 1, len(refs), dtype=np.int64)
+    if len(refs) != n_pairs or not set(map(type, refs)) <= {list, tuple}:
+        return None
+    counts = np.fromiter(map(len, refs), dtype=np.int64, count=n_pairs)
+    flat = list(chain.from_iterable(refs))
+    if (counts == 0).any() or not _all_str(flat):
+        return None
+    ptr = np.zeros(n_pairs + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return flat, ptr
