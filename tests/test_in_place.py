@@ -16,7 +16,8 @@ import vecscore
 from vecscore import VecscoreError
 from vecscore.batch import build_batch
 from vecscore.pair_rows import pair_rows
-from vecscore.rouge import metric_stats, parse_metric
+from vecscore.rouge import parse_metric
+from vecscore.rouge_compiled import metric_stats
 from vecscore.rouge_direct import _lowered_utf8, direct_stats
 from vecscore.text.in_place import ASCII, NON_ASCII, NOT_STR, TextRows, from_buffer, str_rows, text_at, word_at
 

@@ -24,7 +24,8 @@ from vecscore.batch import build_batch
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
-from vecscore.rouge import metric_stats, parse_metric
+from vecscore.rouge import parse_metric
+from vecscore.rouge_compiled import metric_stats
 from vecscore.pair_rows import pair_rows
 from vecscore.rouge_direct import _lowered_utf8, direct_applicable, direct_stats
 from vecscore.text.spans import ascii_view

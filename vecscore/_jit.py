@@ -28,7 +28,7 @@ from vecscore import cache_dir
 # runtime starts; a value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-__all__ = ["jit", "prange", "activate", "is_active", "Kernel", "kernels"]
+__all__ = ["jit", "prange", "activate", "is_active", "loaded_or_plain", "Kernel", "kernels"]
 
 
 def _range(*args):
@@ -109,6 +109,16 @@ def jit(fn=None, *, parallel: bool = False, inline: bool = False):
 def is_active() -> bool:
     """Whether numba has been imported and the kernels turned into dispatchers."""
     return _numba is not None
+
+
+def loaded_or_plain(kernel):
+    """``kernel`` itself once numba is loaded, else its plain Python function.
+
+    For the small helpers that both routes share (e.g. per-pair reductions):
+    a call on the small-batch route then never loads numba, and a call after
+    the compiled route has run uses the compiled kernel.
+    """
+    return kernel if _numba is not None else kernel.py_func
 
 
 def kernels() -> list:

@@ -20,22 +20,28 @@ the k-th reference of pair ``i``; ``None`` marks a missing reference.
 """
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Sequence
-from itertools import chain
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from vecscore.parallel import current_threads
-from vecscore.errors import EmptyTokenizationWarning, VecscoreError
-from vecscore.inputs import REFS_LAYOUTS, check_units, input_kind, normalize_refs
-
+from vecscore.errors import VecscoreError
+from vecscore.inputs import (
+    check_units,
+    input_kind,
+    normalize_refs,
+    warn_empty_rows,
+)
 from vecscore.kernels.intern import IDENTITY, intern_spans
 from vecscore.kernels.tokenize import sentence_flags
+from vecscore.parallel import current_threads
 from vecscore.text.sentences import sentence_layout
 from vecscore.text.spans import TokenSpans
-from vecscore.text.tokenizers import is_kernel_tokenizer, spans_from_token_lists, tokenize
+from vecscore.text.tokenizers import (
+    is_kernel_tokenizer,
+    spans_from_token_lists,
+    tokenize,
+)
 
 __all__ = ["Ragged", "PairBatch", "build_batch", "normalize_refs", "input_kind"]
 
@@ -181,7 +187,8 @@ def build_batch(
         if transform is not None:
             raise VecscoreError("stemming and stopwords need text or string tokens, not token ids")
         ragged, n_vocab = _ids_batch(rows)
-        return PairBatch(ragged, n, ref_ptr, n_vocab)
+        layout = _one_sentence_per_text(ragged.offsets) if sentences else None
+        return PairBatch(ragged, n, ref_ptr, n_vocab, layout)
     flags = None
     if kind != "text":
         spans = spans_from_token_lists(rows)
@@ -211,6 +218,13 @@ def build_batch(
     return PairBatch(ragged, n, ref_ptr, n_vocab, layout)
 
 
+def _one_sentence_per_text(offsets: np.ndarray):
+    """The sentence layout of texts without line breaks (token lists, token ids): one sentence each."""
+    flags = np.zeros(int(offsets[-1]), np.bool_)
+    flags[offsets[:-1][np.diff(offsets) > 0]] = True
+    return sentence_layout(offsets, np.cumsum(flags) - 1)
+
+
 def _tokenize_by_line(rows, tokenizer, lowercase):
     """Tokenize every line on its own (for tokenizers that run in Python)."""
     lines = [t.split("\n") for t in rows]
@@ -222,19 +236,3 @@ def _tokenize_by_line(rows, tokenizer, lowercase):
     line_starts = spans.offsets[:-1]
     flags[line_starts[np.diff(spans.offsets) > 0]] = True
     return TokenSpans(spans.buf, spans.starts, spans.ends, spans.offsets[line_ptr], spans.fold), flags
-
-
-def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray, stacklevel: int = 3) -> None:
-    """One warning for the non-blank texts that the tokenizer reduced to zero tokens (``lengths``: tokens per row)."""
-    empty = np.flatnonzero(lengths == 0)
-    if empty.size == 0:
-        return
-    lost = [int(i) for i in empty if rows[i].strip()]
-    if lost:
-        warnings.warn(
-            f"{len(lost)} non-empty text(s) were reduced to zero tokens by the tokenizer (first: text {lost[0]}, "
-            f"{rows[lost[0]]!r:.40}); they score 0. For Chinese, Japanese or Korean text use tokenizer='char' or "
-            "tokenizer='cjk' (or 'jieba' for Chinese words).",
-            EmptyTokenizationWarning,
-            stacklevel=stacklevel,
-        )

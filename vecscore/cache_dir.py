@@ -9,7 +9,7 @@ folder itself, before numba is imported, in this order:
 2. the package's own folder, when it is writable (a user's virtual environment);
 3. ``$XDG_CACHE_HOME/vecscore/numba`` (default ``~/.cache/vecscore/numba``): a
    system-wide or read-only install (a Docker image built as root and run as a user);
-4. ``<tmp>/vecscore-numba-<uid>``: a read-only home as well;
+4. ``$TMPDIR/vecscore-numba-<uid>`` (default ``/tmp``): a read-only home as well;
 5. no disk cache (kernels compile in every process), with one warning saying
    how to fix it.
 
@@ -73,7 +73,7 @@ def _choose() -> tuple[str, str | None]:
     if writable(folder):
         return "user", folder
     uid = os.getuid() if hasattr(os, "getuid") else "user"
-    folder = os.path.join(tempfile.gettempdir(), f"vecscore-numba-{uid}")
+    folder = os.path.join(os.environ.get("TMPDIR") or tempfile.gettempdir(), f"vecscore-numba-{uid}")
     if writable(folder):
         return "temporary", folder
     warnings.warn("no writable folder for vecscore's compiled kernels (package folder, ~/.cache, temporary folder): "

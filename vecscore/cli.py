@@ -7,6 +7,7 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``bleu``           corpus BLEU (sacreBLEU), per-pair sentence BLEU with ``--per-pair``
 ``sentence-bleu``  sentence BLEU per pair (sacreBLEU's ``sentence_bleu``)
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
+``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 
 Inputs: ``--hyps FILE --refs FILE [--refs FILE ...]`` (plain text, one segment
 per line) or ``--input FILE`` (JSON Lines, CSV, TSV, Parquet; columns by
@@ -161,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     _rouge_options(f, with_metrics=False)
     _bleu_options(f, effective_default=True)
     f.set_defaults(func=run_filter)
+
+    w = sub.add_parser("warmup", help="compile and cache every kernel now (for images and cluster nodes)",
+                       description="Compile the kernels of every metric once and store them in the cache folder, so "
+                       "that no later process compiles (small batches never do).")
+    w.add_argument("--only", nargs="+", metavar="GROUP", help="rouge, bleu, rouge155, rouge-weighted (default: all)")
+    w.set_defaults(func=run_warmup)
     return parser
 
 
@@ -355,6 +362,18 @@ def run_filter(args) -> int:
     spec = make_spec(metrics, rouge_options=rouge_options(args), bleu_options=bleu_options(args), rouge155_options=r155)
     return run_scoring(args, spec, keep=args.keep if args.keep is not None else "all", conditions=conditions,
                        any_of=args.any)
+
+
+def run_warmup(args) -> int:
+    from vecscore.cache_dir import chosen
+    from vecscore.warmup import warmup
+
+    where, folder = chosen()
+    place = {"package": "the package folder", "none": "nowhere (no writable folder)"}.get(where, folder)
+    print(f"vecscore warmup: compiling into {place}", file=sys.stderr)
+    seconds = warmup(args.only, report=lambda line: print(f"  {line}", file=sys.stderr))
+    print(f"vecscore warmup: done in {sum(seconds.values()):.1f} s", file=sys.stderr)
+    return 0
 
 
 def main(argv=None) -> int:

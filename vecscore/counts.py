@@ -13,8 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore.kernels.intern import intern_keys_chunked
+from vecscore.kernels.ngrams import (
+    clipped_overlap,
+    extend_ngrams,
+    pack_ngrams,
+    row_counts,
+)
 from vecscore.parallel import current_threads
-from vecscore.kernels.ngrams import clipped_overlap, extend_ngrams, pack_ngrams, row_counts
 
 __all__ = ["NgramCounts", "ngram_counts", "ngram_keys", "overlap"]
 

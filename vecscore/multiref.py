@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vecscore._jit import loaded_or_plain
 from vecscore.errors import VecscoreError
 from vecscore.fscore import f_measure, safe_ratio
 from vecscore.kernels.segments import segment_argmax, segment_argmax_excluding
@@ -87,14 +88,14 @@ def combine(hits, hyp_count, ref_count, ref_ptr, multi_ref="best", alpha=None, b
     if np.array_equal(nrefs, np.ones_like(nrefs)):
         return PRF(p, r, f, hits, hyp_count, ref_count)
     if multi_ref in ("best", "best-recall"):
-        idx = segment_argmax(f if multi_ref == "best" else r, ref_ptr)
+        idx = loaded_or_plain(segment_argmax)(f if multi_ref == "best" else r, ref_ptr)
         return PRF(p[idx], r[idx], f[idx], hits[idx], hyp_count, ref_count[idx])
     if multi_ref == "mean":
         return PRF(_segment_sum(p, ref_ptr) / nrefs, _segment_sum(r, ref_ptr) / nrefs, _segment_sum(f, ref_ptr) / nrefs)
     # jackknife: leaving out any reference but the best keeps the best; leaving
     # out the best leaves the second best.  Mean over the M sets.
-    i1 = segment_argmax(f, ref_ptr)
-    i2 = segment_argmax_excluding(f, ref_ptr, i1)
+    i1 = loaded_or_plain(segment_argmax)(f, ref_ptr)
+    i2 = loaded_or_plain(segment_argmax_excluding)(f, ref_ptr, i1)
     single = nrefs == 1
     i2 = np.where(single, i1, i2)
     m = nrefs.astype(np.float64)

@@ -9,10 +9,10 @@ threads.
 from __future__ import annotations
 
 import functools
-import sys
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
+from vecscore._jit import activate, is_active
 from vecscore.errors import VecscoreError
 
 __all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers", "current_threads"]
@@ -52,8 +52,6 @@ def resolve_workers(workers) -> int | None:
 
 def current_threads() -> int:
     """numba's thread count now (kernels split their work in that many parts); loads numba."""
-    from vecscore._jit import activate
-
     activate()
     import numba
 
@@ -79,11 +77,9 @@ def numba_threads(n) -> Iterator[int]:
     True
     """
     n = resolve_workers(n)
-    if n is None and "numba" not in sys.modules:  # nothing to set, and no kernel has run: keep numba unloaded
+    if n is None and not is_active():  # nothing to set, and no kernel has run: keep numba unloaded
         yield None
         return
-    from vecscore._jit import activate
-
     activate()
     import numba
 

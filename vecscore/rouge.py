@@ -1,9 +1,11 @@
 """ROUGE: orchestration from texts to per-pair scores.
 
-``rouge(hyps, refs, ...)`` tokenizes and interns the whole batch once, builds
-sparse n-gram count matrices, computes integer statistics per
-(pair, reference), and reduces them with a multi-reference convention
-(:mod:`vecscore.multiref`).  Argument order is hypotheses first, as in
+``rouge(hyps, refs, ...)`` validates the options, computes integer statistics
+per (pair, reference) on one of two routes (:mod:`vecscore.route`): the
+compiled kernels (:mod:`vecscore.rouge_compiled`) or, for small batches, the
+plain route (:mod:`vecscore.plain.rouge`), which gives the same statistics
+without compiling anything; then reduces them with a multi-reference
+convention (:mod:`vecscore.multiref`).  Argument order is hypotheses first, as in
 sacreBLEU; note that rouge-score's ``score(target, prediction)`` is the
 other way round (:class:`vecscore.RougeScorer` keeps that order).
 """
@@ -16,21 +18,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from vecscore._version import __version__
-from vecscore.parallel import accepts_workers
-from vecscore.batch import PairBatch, build_batch
-from vecscore.counts import ngram_counts, overlap
 from vecscore.errors import VecscoreError, VecscoreWarning
-from vecscore.kernels.lcs import lcs_length_pairs, union_lcs_hits_pairs
-from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 from vecscore.fscore import check_weighting
 from vecscore.multiref import check_multi_ref, combine
+from vecscore.parallel import accepts_workers
+from vecscore.plain.rouge import plain_stats
 from vecscore.results import RougeResult, Score
-from vecscore.rouge_direct import direct_applicable, direct_stats
 from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.tokenizers import resolve_tokenizer
 
-__all__ = ["rouge", "parse_metric", "DEFAULT_METRICS"]
+__all__ = ["rouge", "parse_metric", "validate_metrics", "DEFAULT_METRICS"]
 
 DEFAULT_METRICS = ("rouge1", "rouge2", "rougeL")
 WLCS_MODES = ("rouge155", "textbook")
@@ -175,16 +173,16 @@ def rouge(
     if need_sentences:
         hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn="Lsum" in kinds)
     transform = _make_transform(tokenizer, stemmer, stopwords)
-    if direct_applicable(hyps, parsed, tokenizer, transform):
-        direct, ref_ptr = direct_stats(hyps, refs, parsed, refs_layout=refs_layout)
-        per_metric = [(*st, None) for st in direct]
-    else:
-        batch = build_batch(
-            hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
-            sentences=need_sentences,
+    options = dict(tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
+                   sentences=need_sentences, wlcs=wlcs)
+    found = plain_stats(hyps, refs, parsed, **options)
+    if found is None:
+        from vecscore.rouge_compiled import (
+            compiled_stats,  # numba loads only on this route
         )
-        ref_ptr = batch.ref_ptr
-        per_metric = [metric_stats(batch, kind, param, wlcs) for kind, param in parsed]
+
+        found = compiled_stats(hyps, refs, parsed, **options)
+    per_metric, ref_ptr = found
     scores, stats = {}, {}
     for name, (kind, param), (hits, hyp_count, ref_count, inverse) in zip(metrics, parsed, per_metric):
         prf = combine(hits, hyp_count, ref_count, ref_ptr, multi_ref, alpha, beta, inverse)
@@ -194,48 +192,6 @@ def rouge(
             stats[name]["alpha"] = param
     sig = _signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, np.diff(ref_ptr))
     return RougeResult(scores, stats, sig)
-
-
-def rouge_n_stats(batch: PairBatch, n: int):
-    """Per reference row: clipped n-gram hits and reference n-gram count; per pair: hypothesis count."""
-    c = ngram_counts(batch.texts, n, batch.n_vocab)
-    hits = overlap(c, batch.owner, batch.ref_rows)
-    return hits, c.totals[: batch.n_pairs], c.totals[batch.n_pairs :]
-
-
-def metric_stats(batch: PairBatch, kind: str, param, wlcs: str = "rouge155"):
-    """``(hits, hyp_count, ref_count, inverse)`` of one metric.
-
-    ``hits`` and ``ref_count`` per reference row, ``hyp_count`` per pair;
-    ``inverse`` is ``None`` or ROUGE-W's ``f^-1`` applied to the ratios.
-    """
-    if kind == "n":
-        return (*rouge_n_stats(batch, int(param)), None)
-    t = batch.texts
-    lengths = t.lengths
-    hyp_len, ref_len = lengths[: batch.n_pairs], lengths[batch.n_pairs :]
-    owner, ref_rows = batch.owner, batch.ref_rows
-    if kind == "L":
-        hits = lcs_length_pairs(t.ids, t.offsets, t.ids, t.offsets, owner, ref_rows, vocab_size=batch.n_vocab)
-        return hits, hyp_len, ref_len, None
-    if kind == "Lsum":
-        so, ts = batch.sentences
-        hits = union_lcs_hits_pairs(t.ids, so, ts, t.ids, so, ts, owner, ref_rows, vocab_size=batch.n_vocab)
-        return hits, hyp_len, ref_len, None
-    alpha = float(param)
-
-    def f(x):
-        return np.power(np.asarray(x, np.float64), alpha)
-
-    def inverse(x):
-        return np.power(x, 1.0 / alpha)
-
-    if wlcs == "textbook":
-        w = wlcs_lin_pairs(t.ids, t.offsets, t.ids, t.offsets, owner, ref_rows, alpha=alpha)
-        return w, f(hyp_len), f(ref_len), inverse
-    so, ts = batch.sentences
-    whit, wbase = wlcs_perl_pairs(t.ids, so, ts, t.ids, so, ts, owner, ref_rows, alpha=alpha, vocab_size=batch.n_vocab)
-    return whit, f(hyp_len), f(wbase), inverse
 
 
 def _split_for_sentences(hyps, refs, splitter, refs_layout, warn):

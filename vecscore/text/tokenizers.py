@@ -25,16 +25,19 @@ rouge-score accepts) is also a tokenizer; it runs in Python, once per text.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vecscore.errors import VecscoreError
-from vecscore.kernels.intern import ASCII_LOWER
-from vecscore.kernels.tokenize import MODE_CHAR, MODE_CJK, MODE_WHITESPACE, split_byte_runs, split_codepoints
-from vecscore.text.spans import TokenSpans, encode_nul_separated, encode_texts
 
-__all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer", "is_kernel_tokenizer"]
+if TYPE_CHECKING:  # pragma: no cover
+    from vecscore.text.spans import TokenSpans
+
+__all__ = ["TOKENIZERS", "tokenize", "spans_from_token_lists", "resolve_tokenizer", "is_kernel_tokenizer",
+           "plain_tokenizer"]
 
 TOKENIZERS = ("rouge-score", "whitespace", "char", "cjk", "jieba", "jieba-nohmm")
 
@@ -44,7 +47,8 @@ _ALNUM[ord("A") : ord("Z") + 1] = 1
 _ALNUM[ord("0") : ord("9") + 1] = 1
 #: the bytes inside rouge-score tokens (compared after ASCII lowercasing)
 ROUGE_SCORE_TABLE = _ALNUM
-_MODES = {"whitespace": MODE_WHITESPACE, "char": MODE_CHAR, "cjk": MODE_CJK}
+_MODES = ("whitespace", "char", "cjk")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def rouge_score_bytes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -55,6 +59,9 @@ def rouge_score_bytes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.
     ``str.lower()`` first, as rouge-score does; their remaining non-ASCII
     bytes are separators.
     """
+    from vecscore.kernels.intern import ASCII_LOWER
+    from vecscore.text.spans import encode_nul_separated, encode_texts
+
     # NUL is a separator for this tokenizer
     enc = encode_nul_separated(texts)
     if enc is None:
@@ -64,6 +71,9 @@ def rouge_score_bytes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def _rouge_score_spans(texts: Sequence[str]) -> TokenSpans:
+    from vecscore.kernels.tokenize import split_byte_runs
+    from vecscore.text.spans import TokenSpans
+
     buf, offsets, table, fold = rouge_score_bytes(texts)
     starts, ends, tok_offsets = split_byte_runs(buf, offsets, table)
     return TokenSpans(buf, starts, ends, tok_offsets, fold)
@@ -71,6 +81,8 @@ def _rouge_score_spans(texts: Sequence[str]) -> TokenSpans:
 
 def spans_from_token_lists(token_lists) -> TokenSpans:
     """Spans for already tokenized texts (lists of ``str``)."""
+    from vecscore.text.spans import TokenSpans
+
     lens = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
     tok_offsets = np.zeros(len(token_lists) + 1, np.int64)
     np.cumsum(lens, out=tok_offsets[1:])
@@ -113,6 +125,27 @@ def is_kernel_tokenizer(tokenizer) -> bool:
     return isinstance(tokenizer, str) and (tokenizer == "rouge-score" or tokenizer in _MODES)
 
 
+def _rouge_score_split(text: str) -> list[str]:
+    return _NON_ALNUM.sub(" ", text.lower()).split()
+
+
+def plain_tokenizer(tokenizer) -> Callable[[str], list[str]] | None:
+    """The tokenizer as a plain ``str -> list[str]`` function (before ``lowercase``), for the small-batch route.
+
+    ``None`` for the tokenizers that only the kernels implement (``char``, ``cjk``).
+    """
+    tok = resolve_tokenizer(tokenizer)
+    if tok == "rouge-score":
+        return _rouge_score_split
+    if tok == "whitespace":
+        return str.split
+    if tok in ("jieba", "jieba-nohmm"):
+        return _jieba(hmm=tok == "jieba")
+    if isinstance(tok, str):
+        return None
+    return lambda text: list(tok(text))
+
+
 def tokenize(texts: Sequence[str], tokenizer="rouge-score", *, lowercase: bool = False) -> TokenSpans:
     """Tokenize a batch of texts (already validated to be ``str``)."""
     tok = resolve_tokenizer(tokenizer)
@@ -121,8 +154,12 @@ def tokenize(texts: Sequence[str], tokenizer="rouge-score", *, lowercase: bool =
     if lowercase:
         texts = [t.lower() for t in texts]
     if isinstance(tok, str) and tok in _MODES:
+        from vecscore.kernels import tokenize as kernels
+        from vecscore.text.spans import TokenSpans, encode_texts
+
+        mode = {"whitespace": kernels.MODE_WHITESPACE, "char": kernels.MODE_CHAR, "cjk": kernels.MODE_CJK}[tok]
         buf, offsets = encode_texts(texts)
-        starts, ends, tok_offsets = split_codepoints(buf, offsets, _MODES[tok])
+        starts, ends, tok_offsets = kernels.split_codepoints(buf, offsets, mode)
         return TokenSpans(buf, starts, ends, tok_offsets)
     if tok in ("jieba", "jieba-nohmm"):
         tok = _jieba(hmm=tok == "jieba")

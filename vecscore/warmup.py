@@ -1,0 +1,126 @@
+"""Compile and cache every kernel ahead of time: ``vecscore warmup``.
+
+Small batches never compile anything (:mod:`vecscore.route`), but the first
+large batch of a fresh environment compiles the kernels it needs, which takes
+from tens of seconds to a few minutes on a small machine.  ``vecscore warmup``
+pays that once, where it is cheap to pay: in a Dockerfile, a cluster node's
+setup script or a CI cache step.  It scores a handful of pairs through the
+compiled route with every family of options the library has (each metric,
+each tokenizer family, each multi-reference convention), so the kernels and
+their usual type specializations land in the disk cache
+(:mod:`vecscore.cache_dir`).  Results are thrown away.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+
+__all__ = ["GROUPS", "warmup"]
+
+_HYPS = [
+    "the cat sat on the mat.\nit was happy",
+    "a quick brown fox jumps over the lazy dog",
+    "Le café est très bon, n'est-ce pas ?",
+    "Der schnelle braune Fuchs springt über den faulen Hund.",
+]
+_REFS = [
+    ["the cat is on the mat.\nit looked happy", "there is a cat on the mat"],
+    ["the quick brown fox jumped over the lazy dogs", "a fast fox leaps over a dog"],
+    ["le café est bon", "ce café est très bon"],
+    ["Der flinke braune Fuchs springt über den faulen Hund.", "Ein Fuchs springt über einen Hund."],
+]
+_ZH = (["我们今天去公园散步", "他喜欢读书"], [["我们今天在公园散步", "今天我们去公园"], ["他很喜欢看书", "他爱读书"]])
+
+
+def _rouge() -> None:
+    from vecscore.rouge import rouge
+    from vecscore.rouge_scorer import RougeScorer
+
+    metrics = ["rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum", "rougeW"]
+    for multi_ref in ("best", "best-recall", "pooled", "mean", "jackknife"):
+        rouge(_HYPS, _REFS, metrics=metrics, multi_ref=multi_ref)
+    rouge(_HYPS, [r[0] for r in _REFS], metrics=metrics)
+    rouge(_HYPS, _REFS, metrics=metrics, stemmer=True, stopwords=["the", "a"])
+    rouge(_HYPS, _REFS, metrics=metrics, wlcs="textbook", sentence_splitter="punct")
+    for tokenizer in ("whitespace", "char", "cjk"):
+        rouge(*_ZH, metrics=metrics, tokenizer=tokenizer)
+    rouge([h.split() for h in _HYPS], [[r.split() for r in rs] for rs in _REFS], metrics=metrics)
+    RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True).score_batch(
+        [r[0] for r in _REFS], _HYPS)
+
+
+def _rouge_weighted() -> None:
+    from vecscore.rouge_weighted import rouge_weighted
+
+    rouge_weighted(_HYPS, _REFS, metrics=["rouge1", "rouge2", "rougeL"])
+
+
+def _bleu() -> None:
+    from vecscore.bleu import BLEU, corpus_bleu, sentence_bleu
+    from vecscore.bleu_nltk import nltk_corpus_bleu, nltk_sentence_bleu
+
+    streams = [[r[k] for r in _REFS] for k in range(2)]
+    for tokenize in ("13a", "intl", "char", "none"):
+        corpus_bleu(_HYPS, streams, tokenize=tokenize, refs_layout="streams")
+        sentence_bleu(_HYPS, [r[0] for r in _REFS], tokenize=tokenize)
+        sentence_bleu(_HYPS, _REFS, tokenize=tokenize, lowercase=True)
+    corpus_bleu(_ZH[0], [[r[0] for r in _ZH[1]]], tokenize="zh", refs_layout="streams")
+    sentence_bleu(_ZH[0], [r[0] for r in _ZH[1]], tokenize="zh")
+    BLEU(references=streams).corpus_score(_HYPS)
+    for method in range(8):
+        nltk_corpus_bleu(_HYPS, _REFS, smoothing=method)
+        nltk_sentence_bleu(_HYPS, _REFS, smoothing=method)
+
+
+def _rouge155() -> None:
+    from vecscore.rouge155 import rouge155, rouge155_args
+
+    flags = ["-n 2 -w 1.2 -2 4 -U", "-n 4 -w 1.2 -2 4 -u -m -s", "-n 2 -l 10 -f B", "-n 2 -b 40 -p 0.3 -2 -1 -U"]
+    for f in flags:
+        rouge155(_HYPS, _REFS, **rouge155_args(f.split()).kwargs)
+
+
+#: what ``vecscore warmup --only`` accepts, in the order they run
+GROUPS: dict[str, Callable[[], None]] = {
+    "rouge": _rouge,
+    "bleu": _bleu,
+    "rouge155": _rouge155,
+    "rouge-weighted": _rouge_weighted,
+}
+
+
+@contextmanager
+def _compiled_route():
+    before = os.environ.get("VECSCORE_ROUTE")
+    os.environ["VECSCORE_ROUTE"] = "compiled"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("VECSCORE_ROUTE", None)
+        else:
+            os.environ["VECSCORE_ROUTE"] = before
+
+
+def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | None = None) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``groups`` (default: all); seconds per group."""
+    import warnings
+
+    from vecscore.errors import VecscoreError
+
+    names = list(GROUPS) if groups is None else list(groups)
+    unknown = [g for g in names if g not in GROUPS]
+    if unknown:
+        raise VecscoreError(f"unknown warmup group(s) {', '.join(unknown)}; valid: {', '.join(GROUPS)}")
+    seconds = {}
+    with _compiled_route(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names:
+            start = time.perf_counter()
+            GROUPS[name]()
+            seconds[name] = time.perf_counter() - start
+            if report is not None:
+                report(f"{name}: {seconds[name]:.1f} s")
+    return seconds
