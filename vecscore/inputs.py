@@ -25,9 +25,47 @@ import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
 
-__all__ = ["REFS_LAYOUTS", "input_kind", "check_units", "normalize_refs", "warn_empty_rows"]
+__all__ = ["REFS_LAYOUTS", "as_rows", "input_kind", "check_units", "normalize_refs", "warn_empty_rows"]
 
 REFS_LAYOUTS = ("per-example", "streams")
+
+
+def as_rows(rows, what: str) -> list:
+    """The user's rows as one list, read once: any iterable, by iteration (never by index).
+
+    A pandas Series after filtering (an index without 0), a generator, a
+    NumPy array or a custom sequence all give their items in iteration order.
+    A ``Sequence`` whose ``len()`` disagrees with the items it yields is
+    refused, as are a single string and objects that are not iterable.
+    ``str`` subclasses become plain ``str`` with the same characters, so no
+    overridden method changes a score, on any route.
+    """
+    if isinstance(rows, (str, bytes)):
+        raise VecscoreError(f"{what} must be a sequence of texts (e.g. a list of str), not a single "
+                            f"{type(rows).__name__}; wrap one text in a list: [text]")
+    if isinstance(rows, dict):
+        raise VecscoreError(f"{what} is a dict; pass a list of texts (e.g. list(d.values()))")
+    try:
+        items = list(rows)
+    except TypeError:
+        raise VecscoreError(f"{what} must be a sequence of texts (e.g. a list of str), not "
+                            f"{type(rows).__name__}") from None
+    if hasattr(rows, "__len__"):
+        try:
+            claimed = len(rows)
+        except TypeError:
+            claimed = len(items)
+        if claimed != len(items):
+            raise VecscoreError(f"{what} reports len() = {claimed} but yields {len(items)} items; pass a list "
+                                f"(e.g. list({what}))")
+    return _plain_str(items)
+
+
+def _plain_str(items: list) -> list:
+    """``items`` with every ``str`` subclass instance replaced by a plain ``str`` of the same characters."""
+    if set(map(type, items)) <= {str}:
+        return items
+    return [str.__getitem__(x, slice(None)) if isinstance(x, str) and type(x) is not str else x for x in items]
 
 
 def input_kind(hyps) -> str:
@@ -83,8 +121,14 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
     """Flatten references into ``(flat_refs, ref_ptr)``; errors name the row."""
     if refs_layout not in REFS_LAYOUTS:
         raise VecscoreError(f"refs_layout must be one of {REFS_LAYOUTS}, not {refs_layout!r}")
-    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
+    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
         raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with refs_layout='streams')")
+    refs = as_rows(refs, "refs")
+    if refs_layout == "streams":
+        for k, stream in enumerate(refs):
+            if isinstance(stream, (str, bytes)) or not hasattr(stream, "__iter__"):
+                raise VecscoreError(f"reference stream {k} is not a sequence of references")
+            refs[k] = as_rows(stream, f"refs[{k}]")
     fast = _fast_flatten(refs, n_pairs, kind, refs_layout)
     if fast is not None:
         return fast
@@ -92,8 +136,6 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
         if len(refs) == 0:
             raise VecscoreError("refs_layout='streams' needs at least one reference stream")
         for k, stream in enumerate(refs):
-            if isinstance(stream, (str, bytes)) or not hasattr(stream, "__len__"):
-                raise VecscoreError(f"reference stream {k} is not a sequence of references")
             if len(stream) != n_pairs:
                 raise VecscoreError(
                     f"reference stream {k} has {len(stream)} references but there are {n_pairs} hypotheses; "
@@ -112,7 +154,7 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
             "(for sacreBLEU-style reference streams pass refs_layout='streams')"
         )
     if (kind == "text" and _all_str(refs)) or all(_is_unit(r, kind) for r in refs):
-        return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
+        return _plain_str(list(refs)), np.arange(n_pairs + 1, dtype=np.int64)
     flat = []
     counts = np.empty(n_pairs, np.int64)
     for i, r in enumerate(refs):
@@ -132,7 +174,7 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
         counts[i] = len(r)
     ptr = np.zeros(n_pairs + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])
-    return flat, ptr
+    return _plain_str(flat), ptr
 
 
 def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):

@@ -20,6 +20,7 @@ import numpy as np
 from vecscore._version import __version__
 from vecscore.errors import VecscoreError, VecscoreWarning
 from vecscore.fscore import check_weighting
+from vecscore.inputs import as_rows
 from vecscore.multiref import check_multi_ref, combine
 from vecscore.parallel import accepts_workers
 from vecscore.plain.rouge import plain_stats
@@ -162,6 +163,7 @@ def rouge(
     """
     if isinstance(metrics, str):
         metrics = [metrics]
+    hyps = as_rows(hyps, "hyps")
     parsed = validate_metrics(metrics)
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
