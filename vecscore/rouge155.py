@@ -76,6 +76,20 @@ with ``-t 1`` it is the bootstrap mean of the pooled ratios
 ``sum hits / sum counts`` (for ROUGE-W without ``f^-1``).
 :func:`perl_average` reproduces both bit for bit (``n_samples=0``: the exact
 mean / pooled ratio).
+
+Routes
+------
+A call is scored either by :mod:`vecscore.plain.rouge155` (Python and NumPy:
+numba is neither imported nor compiled, so a fresh environment scores at
+once) or by the numba kernels; both give the same statistics and scores bit
+for bit.  :func:`vecscore.route.use_plain` decides: ``VECSCORE_ROUTE``, and
+under ``auto`` the call's characters against
+:data:`vecscore.route.PLAIN_MAX_CHARS`; a call whose ROUGE-W dynamic
+programme or ROUGE-S* skip-bigrams would be large for Python (long texts, see
+:func:`vecscore.plain.rouge155.plain_route_fits`) takes the kernels under
+``auto`` whatever its size.  Importing this module loads no numba either:
+the modules that do are imported by :class:`_CompiledRoute` when a call
+takes that route.
 """
 from __future__ import annotations
 
@@ -86,22 +100,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vecscore import route as _route
 from vecscore._version import __version__
 from vecscore.parallel import accepts_workers
-from vecscore.batch import Ragged, build_batch
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
 from vecscore.fscore import f_measure, safe_ratio
-from vecscore.kernels.lcs import union_lcs_hits_pairs
-from vecscore.kernels.rouge155 import segment_sum_seq
-from vecscore.kernels.segments import segment_argmax
-from vecscore.kernels.pair_ngrams import pair_ngram_hits_ids
-from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
-from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_totals
-from vecscore.kernels.wlcs import wlcs_perl_pairs
+from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_totals  # NumPy only
+from vecscore.plain import rouge155 as plain155
 from vecscore.results import RougeResult, Score
-from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
+from vecscore.route import text_chars, use_plain
 from vecscore.text.perl_stemmer import stem as perl_stem
-from vecscore.text.spans import TokenSpans
 from vecscore.text.stopwords import smart_stopwords
 
 __all__ = [
@@ -257,17 +265,6 @@ def _layout_fast(hyps, refs):
     return None
 
 
-def _concat_spans(a: TokenSpans, b: TokenSpans) -> TokenSpans:
-    shift = len(a.buf)
-    return TokenSpans(
-        np.concatenate([a.buf, b.buf]),
-        np.concatenate([a.starts, b.starts + shift]),
-        np.concatenate([a.ends, b.ends + shift]),
-        np.concatenate([a.offsets, a.offsets[-1] + b.offsets[1:]]),
-        a.fold,
-    )
-
-
 def _make_transform(stem: bool, stopwords: bool):
     if not stem and not stopwords:
         return None
@@ -283,17 +280,19 @@ def _make_transform(stem: bool, stopwords: bool):
 
 @dataclass
 class _Streams:
+    """Every text of a call as the script reads it; ``ns``, ``lines``: ragged rows (``.ids``, ``.offsets``)."""
+
     n_pairs: int
     ref_ptr: np.ndarray
     n_vocab: int
-    ns: Ragged  # the readText stream of every text (hyps, then refs)
-    lines: Ragged | None = None  # readText_LCS lines (ids over lines.ids)
+    ns: object  # the readText stream of every text (hyps, then refs)
+    lines: object | None = None  # readText_LCS lines (ids over lines.ids)
     text_lines: np.ndarray | None = None  # lines of text i: text_lines[i]:text_lines[i+1]
     budget_from_ns: bool = False  # the LCS lines differ from the stream (-b compat)
 
     @property
     def n_rows(self) -> int:
-        return len(self.ns)
+        return len(self.ns.offsets) - 1
 
     @property
     def owner(self) -> np.ndarray:
@@ -303,49 +302,10 @@ class _Streams:
     def ref_rows(self) -> np.ndarray:
         return np.arange(self.n_pairs, self.n_rows, dtype=np.int64)
 
-
-def _streams(H, R, *, need_lcs, stem, stopwords, word_limit, byte_limit, byte_limit_compat) -> _Streams:
-    two = byte_limit is not None and need_lcs
-    holder = {}
-
-    def spans_fn(rows):
-        if byte_limit is None:
-            sp, sent = perl_tokenize_sentences(rows, word_limit=word_limit)
-            holder["sent"] = sent
-            return sp
-        ns = perl_tokenize(rows, byte_limit=byte_limit)
-        if not two:
-            return ns
-        sp, sent = perl_tokenize_sentences(rows, byte_limit=byte_limit)
-        holder["sent"] = sent
-        return _concat_spans(ns, sp)
-
-    batch = build_batch(H, R, spans_fn=spans_fn, transform=_make_transform(stem, stopwords), warn_empty=False)
-    n_rows = len(H) + int(batch.ref_ptr[-1])
-    ids, off = batch.texts.ids, batch.texts.offsets
-    if byte_limit is None:
-        sent = holder["sent"]
-        ns = Ragged(ids, off[sent])
-        st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns, Ragged(ids, off), sent)
-    elif not two:
-        st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, Ragged(ids, off))
-    else:
-        cut = off[n_rows]
-        ns = Ragged(ids[:cut], off[: n_rows + 1])
-        sent = holder["sent"]
-        lines = Ragged(ids[cut:], off[n_rows:] - cut)
-        if byte_limit_compat:
-            st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns, lines, sent, budget_from_ns=True)
-        else:
-            # the correct truncation: the stream's tokens, split at the line boundaries
-            nlines = np.diff(sent)
-            text = np.repeat(np.arange(n_rows, dtype=np.int64), nlines)
-            within = lines.offsets[1:] - lines.offsets[sent[text]]
-            ends = ns.offsets[text] + np.minimum(within, np.diff(ns.offsets)[text])
-            st = _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns,
-                          Ragged(ns.ids, np.concatenate([[0], ends]).astype(np.int64)), sent)
-    _warn_empty(H, R, st)
-    return st
+    @property
+    def budget(self):
+        """The ROUGE-L/W clipping budgets when they are not the lines' own tokens: ``(ids, offsets)``."""
+        return (self.ns.ids, self.ns.offsets) if self.budget_from_ns else None
 
 
 def _warn_empty(H, R, st: _Streams) -> None:
@@ -365,33 +325,155 @@ def _warn_empty(H, R, st: _Streams) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# per-metric statistics
+# the two routes: where the statistics come from
 # --------------------------------------------------------------------------------------
 
 
-def _lcs_inputs(st: _Streams):
-    lines = st.lines
-    return lines.ids, lines.offsets, st.text_lines
+class _PlainRoute:
+    """Statistics from :mod:`vecscore.plain.rouge155`: Python and NumPy, numba never loaded."""
+
+    def streams(self, H, R, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> _Streams:
+        ps = plain155.perl_streams(H + [x for r in R for x in r], need_lcs=need_lcs, transform=transform,
+                                   word_limit=word_limit, byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
+        ref_ptr = np.zeros(len(R) + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, R), np.int64, count=len(R)), out=ref_ptr[1:])
+        return _Streams(len(H), ref_ptr, ps.n_vocab, ps.ns, ps.lines, ps.text_lines, ps.budget_from_ns)
+
+    def ngram_hits(self, st: _Streams, orders, drop_last: bool) -> np.ndarray:
+        return plain155.ngram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, orders, drop_last)
+
+    def skip_bigram_hits(self, st: _Streams, gap: int) -> np.ndarray:
+        return plain155.skip_bigram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, gap)
+
+    def lcs_hits(self, st: _Streams) -> np.ndarray:
+        return plain155.union_lcs_hits(st.lines.ids, st.lines.offsets, st.text_lines, st.n_pairs, st.ref_ptr,
+                                       budget=st.budget)
+
+    def wlcs_stats(self, st: _Streams, weight: float):
+        return plain155.wlcs_stats(st.lines.ids, st.lines.offsets, st.text_lines, st.n_pairs, st.ref_ptr, weight,
+                                   budget=st.budget)
+
+    segment_sum_seq = staticmethod(plain155.segment_sum_seq)
+    segment_argmax = staticmethod(plain155.segment_argmax)
+
+
+class _CompiledRoute:
+    """Statistics from the numba kernels and the byte tokenizers of :mod:`vecscore.text.perl_rouge`.
+
+    The one place where this module imports modules that load numba (``vecscore.batch``,
+    ``vecscore.text.perl_rouge``, the kernels of ROUGE-N/S/L/W): they are imported when a call
+    takes this route, so ``import vecscore.rouge155`` and the plain route never load numba.
+    """
+
+    def __init__(self):
+        from vecscore.batch import Ragged, build_batch
+        from vecscore.kernels.lcs import union_lcs_hits_pairs
+        from vecscore.kernels.pair_ngrams import pair_ngram_hits_ids
+        from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
+        from vecscore.kernels.rouge155 import segment_sum_seq
+        from vecscore.kernels.segments import segment_argmax
+        from vecscore.kernels.wlcs import wlcs_perl_pairs
+        from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
+        from vecscore.text.spans import TokenSpans
+
+        self._ragged, self._build_batch, self._spans = Ragged, build_batch, TokenSpans
+        self._tokenize, self._tokenize_sentences = perl_tokenize, perl_tokenize_sentences
+        self._ngrams, self._skips = pair_ngram_hits_ids, pair_skip_bigram_hits
+        self._lcs, self._wlcs = union_lcs_hits_pairs, wlcs_perl_pairs
+        self.segment_sum_seq, self.segment_argmax = segment_sum_seq, segment_argmax
+
+    def _concat_spans(self, a, b):
+        shift = len(a.buf)
+        return self._spans(
+            np.concatenate([a.buf, b.buf]),
+            np.concatenate([a.starts, b.starts + shift]),
+            np.concatenate([a.ends, b.ends + shift]),
+            np.concatenate([a.offsets, a.offsets[-1] + b.offsets[1:]]),
+            a.fold,
+        )
+
+    def streams(self, H, R, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> _Streams:
+        Ragged = self._ragged
+        two = byte_limit is not None and need_lcs
+        holder = {}
+
+        def spans_fn(rows):
+            if byte_limit is None:
+                sp, sent = self._tokenize_sentences(rows, word_limit=word_limit)
+                holder["sent"] = sent
+                return sp
+            ns = self._tokenize(rows, byte_limit=byte_limit)
+            if not two:
+                return ns
+            sp, sent = self._tokenize_sentences(rows, byte_limit=byte_limit)
+            holder["sent"] = sent
+            return self._concat_spans(ns, sp)
+
+        batch = self._build_batch(H, R, spans_fn=spans_fn, transform=transform, warn_empty=False)
+        n_rows = len(H) + int(batch.ref_ptr[-1])
+        ids, off = batch.texts.ids, batch.texts.offsets
+        if byte_limit is None:
+            sent = holder["sent"]
+            return _Streams(len(H), batch.ref_ptr, batch.n_vocab, Ragged(ids, off[sent]), Ragged(ids, off), sent)
+        if not two:
+            return _Streams(len(H), batch.ref_ptr, batch.n_vocab, Ragged(ids, off))
+        cut = off[n_rows]
+        ns = Ragged(ids[:cut], off[: n_rows + 1])
+        sent = holder["sent"]
+        lines = Ragged(ids[cut:], off[n_rows:] - cut)
+        if byte_limit_compat:
+            return _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns, lines, sent, budget_from_ns=True)
+        # the correct truncation: the stream's tokens, split at the line boundaries
+        nlines = np.diff(sent)
+        text = np.repeat(np.arange(n_rows, dtype=np.int64), nlines)
+        within = lines.offsets[1:] - lines.offsets[sent[text]]
+        ends = ns.offsets[text] + np.minimum(within, np.diff(ns.offsets)[text])
+        return _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns,
+                        Ragged(ns.ids, np.concatenate([[0], ends]).astype(np.int64)), sent)
+
+    def ngram_hits(self, st: _Streams, orders, drop_last: bool) -> np.ndarray:
+        return self._ngrams(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
+                            np.asarray(orders, np.int64), drop_last)
+
+    def skip_bigram_hits(self, st: _Streams, gap: int) -> np.ndarray:
+        return self._skips(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1), gap, UNI_NONE,
+                           skip_bigram_totals(np.diff(st.ns.offsets), gap, UNI_NONE))
+
+    def lcs_hits(self, st: _Streams) -> np.ndarray:
+        ids, off, tl = st.lines.ids, st.lines.offsets, st.text_lines
+        budget = st.budget
+        return self._lcs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1),
+                         hyp_budget=budget, ref_budget=budget)
+
+    def wlcs_stats(self, st: _Streams, weight: float):
+        ids, off, tl = st.lines.ids, st.lines.offsets, st.text_lines
+        budget = st.budget
+        return self._wlcs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, alpha=weight,
+                          vocab_size=max(st.n_vocab, 1), hyp_budget=budget, ref_budget=budget)
+
+
+def _plain_size(H, R, specs) -> float:
+    """The call's size for :func:`vecscore.route.use_plain` (under ``auto``): its text characters, or
+    infinity when ROUGE-W's or ROUGE-S's super-linear work would be long on the plain route
+    (:func:`vecscore.plain.rouge155.plain_route_fits`; not estimated for calls already too large)."""
+    chars = text_chars(H, *R)
+    if chars > _route.PLAIN_MAX_CHARS:
+        return chars
+    gaps = [s.gap for s in specs if s.kind == "S"]
+    if not plain155.plain_route_fits(H, R, wlcs=any(s.kind == "W" for s in specs), skip_gaps=gaps):
+        return float("inf")
+    return chars
+
+
+# --------------------------------------------------------------------------------------
+# per-metric statistics
+# --------------------------------------------------------------------------------------
 
 
 def _ref_line_tokens(st: _Streams) -> np.ndarray:
     off = st.lines.offsets
     t = st.text_lines
     return (off[t[1:]] - off[t[:-1]])[st.n_pairs :]
-
-
-def _lcs_hits(st: _Streams) -> np.ndarray:
-    ids, off, tl = _lcs_inputs(st)
-    budget = (st.ns.ids, st.ns.offsets) if st.budget_from_ns else None
-    return union_lcs_hits_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1),
-                                hyp_budget=budget, ref_budget=budget)
-
-
-def _wlcs_stats(st: _Streams, weight: float):
-    ids, off, tl = _lcs_inputs(st)
-    budget = (st.ns.ids, st.ns.offsets) if st.budget_from_ns else None
-    return wlcs_perl_pairs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, alpha=weight,
-                           vocab_size=max(st.n_vocab, 1), hyp_budget=budget, ref_budget=budget)
 
 
 @dataclass
@@ -415,45 +497,43 @@ def _ngram_memo(specs, su_compat: bool) -> dict:
     return {"orders": sorted(orders), "drop_last": bool(su) and su_compat}
 
 
-def _ngram_hits(st: _Streams, memo: dict) -> np.ndarray:
+def _ngram_hits(st: _Streams, memo: dict, route) -> np.ndarray:
     """Clipped n-gram hits per order (then the drop-last unigrams) and reference row, from one
-    per-pair kernel over the batch's ids, computed on first use."""
+    pass over the batch's ids, computed on first use."""
     if "hits" not in memo:
-        memo["hits"] = pair_ngram_hits_ids(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
-                                           np.asarray(memo["orders"], np.int64), memo["drop_last"])
+        memo["hits"] = route.ngram_hits(st, memo["orders"], memo["drop_last"])
     return memo["hits"]
 
 
-def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool, memo: dict) -> _Stats:
-    """Statistics of one metric; ``memo`` (:func:`_ngram_memo`) shares work between the metrics of a call."""
+def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool, memo: dict, route) -> _Stats:
+    """Statistics of one metric; ``memo`` (:func:`_ngram_memo`) shares work between the metrics of a call;
+    ``route``: :class:`_PlainRoute` or :class:`_CompiledRoute`."""
     nrefs = np.diff(st.ref_ptr)
     lens = np.diff(st.ns.offsets)
     hyp_len = np.repeat(lens[: st.n_pairs], nrefs)
     if spec.kind == "N":
-        hits = _ngram_hits(st, memo)[memo["orders"].index(spec.n)]
+        hits = _ngram_hits(st, memo, route)[memo["orders"].index(spec.n)]
         totals = np.maximum(lens - (spec.n - 1), 0)
         hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
     if spec.kind == "S":
         # ROUGE-SU's units are ROUGE-S's skip-bigrams plus unigrams, disjoint: its hits are the sum
         if ("S", spec.gap) not in memo:
-            memo[("S", spec.gap)] = pair_skip_bigram_hits(
-                st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1), spec.gap, UNI_NONE,
-                skip_bigram_totals(lens, spec.gap, UNI_NONE))
+            memo[("S", spec.gap)] = route.skip_bigram_hits(st, spec.gap)
         hits = memo[("S", spec.gap)]
         uni = (UNI_PERL if su_compat else UNI_ALL) if spec.su else UNI_NONE
         if uni != UNI_NONE:
-            all_hits = _ngram_hits(st, memo)
+            all_hits = _ngram_hits(st, memo, route)
             hits = hits + (all_hits[-1] if uni == UNI_PERL else all_hits[memo["orders"].index(1)])
         totals = skip_bigram_totals(lens, spec.gap, uni)
         hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
         return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
     if spec.kind == "L":
-        hits = _lcs_hits(st)
+        hits = route.lcs_hits(st)
         ref = _ref_line_tokens(st)
         return _Stats(hits, hyp_len, ref, safe_ratio(hits, ref))
     w = spec.weight
-    whit, wbase = _wlcs_stats(st, w)
+    whit, wbase = route.wlcs_stats(st, w)
     ok = wbase > 0
     select = np.zeros(len(whit))
     np.power(np.divide(whit, wbase, out=np.zeros(len(whit)), where=ok), 1.0 / w, out=select, where=ok)
@@ -466,14 +546,14 @@ def _rounded_recall(hits, ref) -> np.ndarray:
     return perl_round5(safe_ratio(hits, ref))
 
 
-def _combine(s: _Stats, ref_ptr: np.ndarray, multi_ref: str):
+def _combine(s: _Stats, ref_ptr: np.ndarray, multi_ref: str, route):
     if multi_ref == "pooled":
         if s.weight is None:
             cs = lambda x: np.add.reduceat(np.asarray(x, np.int64), ref_ptr[:-1]) if len(ref_ptr) > 1 else np.zeros(0, np.int64)  # noqa: E731
         else:
-            cs = lambda x: segment_sum_seq(np.asarray(x, np.float64), ref_ptr)  # noqa: E731
+            cs = lambda x: route.segment_sum_seq(np.asarray(x, np.float64), ref_ptr)  # noqa: E731
         return cs(s.hits), cs(s.p_den), cs(s.r_den)
-    idx = segment_argmax(np.asarray(s.select, np.float64), ref_ptr)
+    idx = route.segment_argmax(np.asarray(s.select, np.float64), ref_ptr)
     return s.hits[idx], s.p_den[idx], s.r_den[idx]
 
 
@@ -579,14 +659,16 @@ def rouge155(
     _check_options(multi_ref, alpha, word_limit, byte_limit)
     H, R = _layout(hyps, refs)
     need_lcs = any(s.kind in ("L", "W") for s in specs)
-    st = _streams(H, R, need_lcs=need_lcs, stem=stem, stopwords=stopwords, word_limit=word_limit,
-                  byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
+    route = _PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs)) else _CompiledRoute()
+    st = route.streams(H, R, need_lcs=need_lcs, transform=_make_transform(stem, stopwords), word_limit=word_limit,
+                       byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
+    _warn_empty(H, R, st)
     alpha = float(alpha)
     scores, stats = {}, {}
     memo = _ngram_memo(specs, su_compat)
     for name, spec in zip(metrics, specs):
-        s = _stats(spec, st, su_compat, wlcs_compat, memo)
-        h, pd, rd = _combine(s, st.ref_ptr, multi_ref)
+        s = _stats(spec, st, su_compat, wlcs_compat, memo, route)
+        h, pd, rd = _combine(s, st.ref_ptr, multi_ref, route)
         p, r = _ratios(h, pd, rd, s.weight)
         if round5:
             p, r = perl_round5(p), perl_round5(r)
