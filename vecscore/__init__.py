@@ -1,8 +1,10 @@
 """vecscore: BLEU and ROUGE for millions of pairs, identical to the official tools.
 
-The public names below load on first use (PEP 562), so ``import vecscore`` is
+Most public names load on first use (PEP 562), so ``import vecscore`` is
 cheap; numba itself loads only when a call takes the compiled route
-(:mod:`vecscore.route`).
+(:mod:`vecscore.route`).  ``rouge`` and ``rouge155`` are imported here: they
+share their names with their modules, and a lazily set function would be
+replaced by the module as soon as anything imported the module.
 """
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import importlib
 from typing import TYPE_CHECKING
 
 from vecscore._version import __version__
+from vecscore.rouge import rouge
+from vecscore.rouge155 import perl_average, rouge155, rouge155_args
 
 _EXPORTS = {
-    "rouge": "vecscore.rouge",
     "RougeScorer": "vecscore.rouge_scorer",
     "BLEU": "vecscore.bleu",
     "BLEUScore": "vecscore.bleu",
@@ -24,9 +27,6 @@ _EXPORTS = {
     "BleuStats": "vecscore.stats",
     "nltk_corpus_bleu": "vecscore.bleu_nltk",
     "nltk_sentence_bleu": "vecscore.bleu_nltk",
-    "rouge155": "vecscore.rouge155",
-    "rouge155_args": "vecscore.rouge155",
-    "perl_average": "vecscore.rouge155",
     "rouge_weighted": "vecscore.rouge_weighted",
     "tune_memory": "vecscore.memory",
     "RougeResult": "vecscore.results",
@@ -36,7 +36,7 @@ _EXPORTS = {
     "UndefinedMetricWarning": "vecscore.errors",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", *_EXPORTS]
 
 
 def __getattr__(name: str):
@@ -59,8 +59,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from vecscore.errors import EmptyTokenizationWarning, UndefinedMetricWarning, VecscoreError
     from vecscore.memory import tune_memory
     from vecscore.results import RougeResult, Score
-    from vecscore.rouge import rouge
-    from vecscore.rouge155 import perl_average, rouge155, rouge155_args
     from vecscore.rouge_scorer import RougeScorer
     from vecscore.rouge_weighted import rouge_weighted
     from vecscore.stats import BleuStats

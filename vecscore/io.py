@@ -66,6 +66,8 @@ def _decode(raw: bytes, name: str, line: int) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise VecscoreError(f"{name}, line {line}: not valid UTF-8 ({exc.reason}); convert the file to UTF-8") from None
+    if line == 1 and text.startswith("\ufeff"):  # a byte-order mark is not part of the first segment
+        text = text[1:]
     if text.endswith("\n"):
         text = text[:-1]
     if text.endswith("\r"):
@@ -341,7 +343,7 @@ def iter_csv(path: str, *, hyp_column: str, ref_columns: Sequence[str], keep=Non
     """CSV or TSV with a header row; every row must have the header's number of fields."""
     source = _name(path)
     binary = _open_binary(path)
-    f = io.TextIOWrapper(binary, encoding="utf-8", newline="")
+    f = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")  # a leading byte-order mark is dropped
     old_limit = csv.field_size_limit()
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long documents are fine; the default is 128 KiB
     try:
