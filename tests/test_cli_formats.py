@@ -159,4 +159,5 @@ def test_empty_input_gives_an_empty_summary(tmp_path, capsys):
     (tmp_path / "e.txt").write_text("")
     assert main(["rouge", "--hyps", str(tmp_path / "e.txt"), "--refs", str(tmp_path / "e.txt"), "--metrics", "rouge1"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["n_pairs"] == 0 and out["rouge1"]["fmeasure"] == 0.0
+    # the mean of zero pairs is undefined: null, not a score of 0
+    assert out["n_pairs"] == 0 and out["rouge1"] == {"precision": None, "recall": None, "fmeasure": None}

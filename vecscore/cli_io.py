@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -78,10 +79,21 @@ def atomic_output(path: str):
         raise
 
 
+def json_safe(obj):
+    """``obj`` with every NaN or infinity replaced by ``None`` (JSON has no such numbers; ``null`` is undefined)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
 def write_json(path: str, obj) -> None:
-    """One JSON document (indented), atomically."""
+    """One JSON document (indented), atomically; undefined values (a mean of zero pairs) are ``null``."""
     with atomic_output(path) as f:
-        f.write((json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        f.write((json.dumps(json_safe(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
 
 
 # --------------------------------------------------------------------------------------

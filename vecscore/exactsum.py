@@ -60,9 +60,9 @@ class ExactSum:
         return self._finish(1)
 
     def mean(self, n: int | None = None) -> float:
-        """The exact sum divided by ``n`` (default: the number of values added), rounded once."""
+        """The exact sum divided by ``n`` (default: the number of values added), rounded once; NaN for none."""
         n = self.count if n is None else n
-        return 0.0 if n == 0 else self._finish(n)
+        return float("nan") if n == 0 else self._finish(n)
 
     def _finish(self, n: int) -> float:
         try:
@@ -85,7 +85,7 @@ def _exact_int_sum(x: np.ndarray) -> int:
 
 
 def exact_mean(values) -> float:
-    """The exact mean of ``values`` rounded once to float64 (0.0 when empty)."""
+    """The exact mean of ``values`` rounded once to float64 (NaN when empty: a mean of nothing is undefined)."""
     s = ExactSum()
     s.add(values)
     return s.mean()

@@ -34,7 +34,7 @@ def max_threads() -> int:
 
 
 def resolve_workers(workers) -> int | None:
-    """``None`` (leave numba's setting), a count in ``1..max_threads()``, or ``-1``/``0`` for all threads."""
+    """``None`` (leave numba's setting), a count in ``1..max_threads()``, or ``-1`` for all threads."""
     if workers is None:
         return None
     if isinstance(workers, bool) or not isinstance(workers, int):
@@ -48,8 +48,10 @@ def resolve_workers(workers) -> int | None:
         except TypeError:
             raise VecscoreError(f"workers must be an int (1..{max_threads()}, or -1 for all), got {workers!r}") from None
     top = max_threads()
-    if workers in (0, -1):
+    if workers == -1:
         return top
+    if workers == 0:
+        raise VecscoreError(f"workers=0 is not a thread count; use -1 for all {top} threads, or 1..{top}")
     if not 1 <= workers <= top:
         raise VecscoreError(
             f"workers must be between 1 and {top} (numba's NUMBA_NUM_THREADS on this machine), or -1 for all; "

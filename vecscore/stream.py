@@ -97,7 +97,7 @@ def _rouge_columns_and_stats(result, with_stats: bool):
 
 
 def _mean_scores(metrics, means) -> dict:
-    return {m: {f: means.get(f"{m}_{f}", 0.0) for f in ("precision", "recall", "fmeasure")} for m in metrics}
+    return {m: {f: means.get(f"{m}_{f}", float("nan")) for f in ("precision", "recall", "fmeasure")} for m in metrics}
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ class BleuSpec:
             "signature": s.signature,
         }
         if self.sentence:
-            out["sentence_score_mean"] = means.get("bleu_score", 0.0)
+            out["sentence_score_mean"] = means.get("bleu_score", float("nan"))
         return out
 
 
