@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-import warnings
+
+from vecscore.errors import warn
 
 __all__ = ["configure", "chosen", "enabled", "writable"]
 
@@ -65,8 +66,8 @@ def _choose() -> tuple[str, str | None]:
         if folder:
             if writable(folder):
                 return var, folder
-            warnings.warn(f"{var}={folder!r} is not a writable folder; vecscore caches its compiled kernels "
-                          "elsewhere", RuntimeWarning, stacklevel=4)
+            warn(f"{var}={folder!r} is not a writable folder; vecscore caches its compiled kernels "
+                          "elsewhere", RuntimeWarning)
     if _package_writable():
         return "package", None
     folder = _user_folder()
@@ -76,9 +77,9 @@ def _choose() -> tuple[str, str | None]:
     folder = os.path.join(os.environ.get("TMPDIR") or tempfile.gettempdir(), f"vecscore-numba-{uid}")
     if writable(folder):
         return "temporary", folder
-    warnings.warn("no writable folder for vecscore's compiled kernels (package folder, ~/.cache, temporary folder): "
+    warn("no writable folder for vecscore's compiled kernels (package folder, ~/.cache, temporary folder): "
                   "they are compiled again in every process. Set VECSCORE_CACHE_DIR to a writable folder and run "
-                  "`vecscore warmup` once.", RuntimeWarning, stacklevel=4)
+                  "`vecscore warmup` once.", RuntimeWarning)
     return "none", None
 
 

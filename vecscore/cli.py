@@ -20,18 +20,35 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 
 from vecscore._version import __version__
 from vecscore.cli_filter import apply_conditions, metrics_of, parse_condition
-from vecscore.cli_io import OUTPUT_FORMATS, atomic_output, make_writer, output_format, progress_bar, write_json
-from vecscore.memory import tune_memory
+from vecscore.cli_io import (
+    OUTPUT_FORMATS,
+    atomic_output,
+    make_writer,
+    output_format,
+    progress_bar,
+    write_json,
+)
 from vecscore.errors import VecscoreError
 from vecscore.io import count_lines, detect_format, iter_input, iter_text, prefetch
+from vecscore.memory import tune_memory
 from vecscore.multiref import MULTI_REF
 from vecscore.parallel import numba_threads
 from vecscore.rouge import DEFAULT_METRICS
-from vecscore.stream import DEFAULT_CHUNK_SIZE, BleuSpec, CorpusAccumulator, Rouge155Spec, RougeSpec, ScoreChunk, make_spec
+from vecscore.stream import (
+    DEFAULT_CHUNK_SIZE,
+    BleuSpec,
+    CorpusAccumulator,
+    Rouge155Spec,
+    RougeSpec,
+    ScoreChunk,
+    make_spec,
+)
 from vecscore.text.sentences import SENTENCE_SPLITTERS
 from vecscore.text.tokenizers import TOKENIZERS
 
@@ -99,7 +116,8 @@ def _rouge_options(p: argparse.ArgumentParser, with_metrics: bool) -> None:
 
 
 def _bleu_options(p: argparse.ArgumentParser, effective_default: bool) -> None:
-    from vecscore.bleu import BREVITY_PENALTIES, SMOOTH_METHODS, TOKENIZERS as BLEU_TOKENIZERS
+    from vecscore.bleu import BREVITY_PENALTIES, SMOOTH_METHODS
+    from vecscore.bleu import TOKENIZERS as BLEU_TOKENIZERS
 
     g = p.add_argument_group("BLEU (sacreBLEU semantics)")
     g.add_argument("--tokenize", default="13a", choices=BLEU_TOKENIZERS)
@@ -377,7 +395,7 @@ def run_warmup(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Entry point; returns the exit status (0 ok, 2 bad input or usage, 130 interrupted).
+    """Entry point; returns the exit status (0 ok, 2 bad input or usage, 130 interrupted, 143 terminated).
 
     ``vecscore ... | head`` ends quietly: a closed stdout stops the run
     without a traceback (exit status 141, as a shell reports SIGPIPE).
@@ -388,6 +406,7 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    previous = _catch_sigterm()
     try:
         return args.func(args)
     except VecscoreError as exc:
@@ -396,9 +415,39 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 141
-    except KeyboardInterrupt:
-        print("vecscore: interrupted; no output was written", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:
+        return _interrupted(exc)
+    except SystemError as exc:  # an interrupt that arrived while a compiled kernel was returning
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, (KeyboardInterrupt, Terminated)):
+            return _interrupted(cause)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that partial output files are removed on the way out."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into :class:`Terminated` for the run (main thread only); returns the previous handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _interrupted(exc: BaseException) -> int:
+    if isinstance(exc, Terminated):
+        print("vecscore: terminated; no output was written", file=sys.stderr)
+        return 143
+    print("vecscore: interrupted; no output was written", file=sys.stderr)
+    return 130
 
 
 def _silence_stdout() -> None:

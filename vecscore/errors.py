@@ -1,7 +1,7 @@
 """vecscore's exception and warning classes."""
 from __future__ import annotations
 
-__all__ = ["VecscoreError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning"]
+__all__ = ["VecscoreError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning", "warn"]
 
 
 class VecscoreError(ValueError):
@@ -18,3 +18,20 @@ class EmptyTokenizationWarning(VecscoreWarning):
 
 class UndefinedMetricWarning(VecscoreWarning):
     """A score whose denominator is zero was set by the documented policy."""
+
+
+def warn(message: str, category: type[Warning] = VecscoreWarning) -> None:
+    """``warnings.warn`` attributed to the caller's code: the first frame outside the vecscore package.
+
+    The warning then names the user's file and line (and filters by module
+    match it), however deep inside vecscore it was raised.
+    """
+    import os
+    import sys
+    import warnings
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 2  # level 1 would be this function
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -17,13 +17,12 @@ the small-batch route (:mod:`vecscore.plain`) start here.
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from itertools import chain
 
 import numpy as np
 
-from vecscore.errors import EmptyTokenizationWarning, VecscoreError
+from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "as_rows", "input_kind", "check_units", "normalize_refs", "warn_empty_rows"]
 
@@ -199,17 +198,16 @@ def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
     return flat, ptr
 
 
-def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray, stacklevel: int = 3) -> None:
+def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray) -> None:
     """One warning for the non-blank texts that the tokenizer reduced to zero tokens (``lengths``: tokens per row)."""
     empty = np.flatnonzero(lengths == 0)
     if empty.size == 0:
         return
     lost = [int(i) for i in empty if rows[i].strip()]
     if lost:
-        warnings.warn(
+        warn(
             f"{len(lost)} non-empty text(s) were reduced to zero tokens by the tokenizer (first: text {lost[0]}, "
             f"{rows[lost[0]]!r:.40}); they score 0. For Chinese, Japanese or Korean text use tokenizer='char' or "
             "tokenizer='cjk' (or 'jieba' for Chinese words).",
             EmptyTokenizationWarning,
-            stacklevel=stacklevel,
         )

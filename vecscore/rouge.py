@@ -12,13 +12,12 @@ other way round (:class:`vecscore.RougeScorer` keeps that order).
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from vecscore._version import __version__
-from vecscore.errors import VecscoreError, VecscoreWarning
+from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.fscore import check_weighting
 from vecscore.inputs import as_rows
 from vecscore.multiref import check_multi_ref, combine
@@ -173,7 +172,7 @@ def rouge(
     kinds = {k for k, _ in parsed}
     need_sentences = "Lsum" in kinds or ("W" in kinds and wlcs == "rouge155")
     if need_sentences:
-        hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn="Lsum" in kinds)
+        hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn_no_lines="Lsum" in kinds)
     transform = _make_transform(tokenizer, stemmer, stopwords)
     options = dict(tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
                    sentences=need_sentences, wlcs=wlcs)
@@ -196,7 +195,7 @@ def rouge(
     return RougeResult(scores, stats, sig)
 
 
-def _split_for_sentences(hyps, refs, splitter, refs_layout, warn):
+def _split_for_sentences(hyps, refs, splitter, refs_layout, warn_no_lines):
     """Apply the sentence splitter; warn when rougeLsum would equal rougeL."""
     if splitter not in SENTENCE_SPLITTERS:
         raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
@@ -206,12 +205,11 @@ def _split_for_sentences(hyps, refs, splitter, refs_layout, warn):
         hyps = split_sentences(hyps, splitter) if all(isinstance(h, str) for h in hyps) else hyps
         refs = _map_ref_texts(refs, lambda t: split_sentences([t], splitter)[0])
         return hyps, refs
-    if warn and not any("\n" in h for h in hyps if isinstance(h, str)) and not _any_ref_newline(refs):
-        warnings.warn(
+    if warn_no_lines and not any("\n" in h for h in hyps if isinstance(h, str)) and not _any_ref_newline(refs):
+        warn(
             "rougeLsum was asked for but no hypothesis or reference contains a newline, so rougeLsum equals rougeL "
             "here: put one sentence per line, or pass sentence_splitter='punct'",
             VecscoreWarning,
-            stacklevel=3,
         )
     return hyps, refs
 

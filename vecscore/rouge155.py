@@ -95,17 +95,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from vecscore import route as _route
 from vecscore._version import __version__
-from vecscore.parallel import accepts_workers
-from vecscore.errors import EmptyTokenizationWarning, VecscoreError
+from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 from vecscore.fscore import f_measure, safe_ratio
-from vecscore.kernels.skipgrams import UNI_ALL, UNI_NONE, UNI_PERL, skip_bigram_totals  # NumPy only
+from vecscore.kernels.skipgrams import (  # NumPy only
+    UNI_ALL,
+    UNI_NONE,
+    UNI_PERL,
+    skip_bigram_totals,
+)
+from vecscore.parallel import accepts_workers
 from vecscore.plain import rouge155 as plain155
 from vecscore.results import RougeResult, Score
 from vecscore.route import text_chars, use_plain
@@ -309,18 +314,16 @@ class _Streams:
 
 
 def _warn_empty(H, R, st: _Streams) -> None:
-    import warnings
 
     rows = H + [x for r in R for x in r]
     lens = np.diff(st.ns.offsets)
     lost = [int(i) for i in np.flatnonzero(lens == 0) if any(ch.isalnum() for ch in rows[i])]
     if lost:
-        warnings.warn(
+        warn(
             f"{len(lost)} text(s) with letters or digits have no ROUGE-1.5.5 token (first: text {lost[0]}, "
             f"{rows[lost[0]]!r:.40}); the script keeps only ASCII [a-z0-9] runs, so non-ASCII text scores 0. "
             "Map words to ASCII ids first (e.g. ' '.join(f'w{id}' ...)) to score it with the script's rules.",
             EmptyTokenizationWarning,
-            stacklevel=4,
         )
 
 

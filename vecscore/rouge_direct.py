@@ -53,7 +53,7 @@ def direct_stats(hyps, refs, parsed, *, refs_layout: str = "per-example", warn_e
     want_lcs = any(kind == "L" for kind, _ in parsed)
     lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders, want_lcs)
     if warn_empty:  # attributed to the caller of rouge() (this, rouge, its workers= wrapper)
-        warn_empty_rows(texts, lengths, stacklevel=5)
+        warn_empty_rows(texts, lengths)
     hyp_len, ref_len = lengths[:n], lengths[n:]
     out = []
     for kind, param in parsed:

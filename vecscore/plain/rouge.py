@@ -113,7 +113,7 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     flat = [[t for s in sents for t in s] for sents in texts]
     lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
     if kind == "text":
-        warn_empty_rows(rows, lengths, stacklevel=4)
+        warn_empty_rows(rows, lengths)
     owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ref_ptr))
     hyp_len, ref_len = lengths[:n], lengths[n:]
     per_metric = []
