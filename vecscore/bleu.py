@@ -1,11 +1,15 @@
 """BLEU with sacreBLEU's semantics: corpus and sentence scores for whole batches.
 
-Text goes through sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`)
-once, tokens are interned, and :mod:`vecscore.bleu_stats` computes int64
-statistics per pair; corpus BLEU is computed from their sums and sentence
-BLEU from each row (:mod:`vecscore.bleu_formulas`), bit-identical to
-sacreBLEU 2.6.  Argument order is hypotheses first, as sacreBLEU's
-``corpus_score(hyps, refs)``.
+Text goes through sacreBLEU's tokenizers once and int64 statistics are
+computed per pair (:class:`~vecscore.stats.BleuStats`); corpus BLEU is
+computed from their sums and sentence BLEU from each row
+(:mod:`vecscore.bleu_formulas`), bit-identical to sacreBLEU 2.6.  Argument
+order is hypotheses first, as sacreBLEU's ``corpus_score(hyps, refs)``.
+
+Two routes give the same numbers bit for bit (:mod:`vecscore.route`): small
+batches go the plain route (:mod:`vecscore.plain.bleu` and
+:mod:`vecscore.plain.bleu_formulas`, no numba), others the compiled route
+(:mod:`vecscore.bleu_direct`, imported by :func:`_compiled` on first use).
 
 Reference layouts, always chosen explicitly (never guessed):
 
@@ -40,15 +44,13 @@ from operator import methodcaller
 import numpy as np
 
 from vecscore import bleu_formulas as bf
-from vecscore.bleu_direct import direct_stats
-from vecscore.batch import build_batch, intern
-from vecscore.inputs import check_units, input_kind, normalize_refs
-from vecscore.bleu_stats import BREVITY_PENALTIES, BleuStats, batch_stats, check_brevity_penalty, stats_from_ids
-from vecscore.parallel import accepts_workers
 from vecscore.errors import VecscoreError, VecscoreWarning
-from vecscore.text.sacrebleu_tokenizers import TOKENIZERS, tokenize as sacre_tokenize
-from vecscore.text.spans import TokenSpans
-from vecscore.text.tokenizers import spans_from_token_lists
+from vecscore.inputs import check_units, input_kind, normalize_refs
+from vecscore.parallel import accepts_workers
+from vecscore.plain import bleu as plain_bleu
+from vecscore.plain import bleu_formulas as plain_formulas
+from vecscore.route import use_plain
+from vecscore.stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty
 
 __all__ = [
     "BLEU",
@@ -66,6 +68,12 @@ __all__ = [
 ]
 
 SMOOTH_METHODS = tuple(bf.SMOOTH_DEFAULTS)
+#: sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`; the plain route implements them all)
+TOKENIZERS = plain_bleu.TOKENIZERS
+#: a row of scores from statistics counts as this many characters of text for the route
+#: (:func:`vecscore.route.use_plain`): the plain route's formulas cost about 4 us per row, its
+#: statistics about 0.3-2 us per character
+_ROW_CHARS = 10
 _TOKENIZED_LIMIT = 100  # sacreBLEU warns from 100 hypotheses ending in " ."
 
 
@@ -233,21 +241,32 @@ def _warn_tokenized(hyps, kind: str, opts: _Options) -> None:
         )
 
 
-def _spans_fn(opts: _Options):
-    return lambda rows: sacre_tokenize(rows, opts.tokenize, lowercase=opts.lowercase)
+def _compiled():
+    """The compiled route, :mod:`vecscore.bleu_direct`, imported on its first use (it loads numba)."""
+    from vecscore import bleu_direct
+
+    return bleu_direct
 
 
-def _stats(hyps, refs, opts: _Options, refs_layout: str) -> tuple[BleuStats, str]:
+def _stats(hyps, refs, opts: _Options, refs_layout: str):
+    """``(stats, kind, formulas)``: the statistics, the input kind, and the formulas of the route taken."""
     kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
     _check_kind(kind, opts)
-    if kind == "text":
-        stats = direct_stats(hyps, refs, tokenize=opts.tokenize, lowercase=opts.lowercase,
-                             max_order=opts.max_ngram_order, brevity_penalty=opts.brevity_penalty,
-                             refs_layout=_check_layout(refs_layout))
-        if stats is not None:
-            return stats, kind
-    batch = build_batch(hyps, refs, spans_fn=_spans_fn(opts), refs_layout=_check_layout(refs_layout))
-    return batch_stats(batch, opts.max_ngram_order, opts.brevity_penalty), kind
+    layout = _check_layout(refs_layout)
+    options = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
+    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
+    if plain is not None:
+        stats = plain_bleu.bleu_stats(hyps, *plain, max_order=opts.max_ngram_order,
+                                      brevity_penalty=opts.brevity_penalty, **options)
+        return stats, kind, plain_formulas
+    stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order, brevity_penalty=opts.brevity_penalty,
+                                   refs_layout=layout, **options)
+    return stats, kind, bf
+
+
+def _stats_formulas(rows: int):
+    """The formulas that score ``rows`` rows of statistics given alone (not from text)."""
+    return plain_formulas if use_plain(True, lambda: rows * _ROW_CHARS) else bf
 
 
 def _sacre_counts(correct, total, opts: _Options):
@@ -261,19 +280,25 @@ def _sacre_counts(correct, total, opts: _Options):
     return correct + add, total + add
 
 
-def _corpus_result(stats: BleuStats, opts: _Options) -> BLEUScore:
+def _corpus_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScore:
+    """``formulas``: :mod:`vecscore.bleu_formulas` or :mod:`vecscore.plain.bleu_formulas` (None: by size)."""
+    formulas = formulas or _stats_formulas(1)
     st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
-    s = bf.sacrebleu_corpus(st.sys_len, st.ref_len, st.correct.T, st.total.T, smooth_method=opts.smooth_method,
-                            smooth_value=opts.smooth_value, effective_order=opts.effective_order)
+    s = formulas.sacrebleu_corpus(st.sys_len, st.ref_len, st.correct.T, st.total.T,
+                                  smooth_method=opts.smooth_method, smooth_value=opts.smooth_value,
+                                  effective_order=opts.effective_order)
     counts, totals = _sacre_counts(s.counts, s.totals, opts)
     return BLEUScore(s.score, counts, totals, s.precisions, s.bp, s.sys_len, s.ref_len,
                      opts.signature(stats.nrefs_label()), stats)
 
 
-def _sentence_result(stats: BleuStats, opts: _Options) -> BLEUScores:
+def _sentence_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScores:
+    """As :func:`_corpus_result`, one score per row."""
+    formulas = formulas or _stats_formulas(stats.n_pairs)
     st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
-    s = bf.sacrebleu_sentence(st.sys_len, st.ref_len, st.correct.T, st.total.T, smooth_method=opts.smooth_method,
-                              smooth_value=opts.smooth_value, effective_order=opts.effective_order)
+    s = formulas.sacrebleu_sentence(st.sys_len, st.ref_len, st.correct.T, st.total.T,
+                                    smooth_method=opts.smooth_method, smooth_value=opts.smooth_value,
+                                    effective_order=opts.effective_order)
     counts, totals = _sacre_counts(st.correct, st.total, opts)
     return BLEUScores(s.score, counts, totals, s.precisions.T, s.bp, s.sys_len, s.ref_len,
                       opts.signature(stats.nrefs_label()), stats)
@@ -353,9 +378,9 @@ def corpus_bleu(
     """
     opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, force)
-    stats, kind = _stats(hyps, refs, opts, refs_layout)
+    stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
     _warn_tokenized(hyps, kind, opts)
-    return _corpus_result(stats, opts)
+    return _corpus_result(stats, opts, formulas)
 
 
 @accepts_workers
@@ -384,7 +409,8 @@ def sentence_bleu(
     """
     opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, True)
-    return _sentence_result(_stats(hyps, refs, opts, refs_layout)[0], opts)
+    stats, _, formulas = _stats(hyps, refs, opts, refs_layout)
+    return _sentence_result(stats, opts, formulas)
 
 
 def corpus_bleu_from_stats(stats: BleuStats, **options) -> BLEUScore:
@@ -412,16 +438,6 @@ def sentence_bleu_from_stats(stats: BleuStats, **options) -> BLEUScores:
 # --- the sacreBLEU-shaped class -----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _RefCache:
-    kind: str
-    n_pairs: int
-    ref_ids: np.ndarray
-    ref_off: np.ndarray
-    ref_ptr: np.ndarray
-    vocab: TokenSpans | None  # the distinct reference tokens, in id order (text/tokens input)
-
-
 def _ref_kind(refs, refs_layout: str) -> str:
     """The input kind of references alone (no hypotheses to decide from)."""
     if refs_layout == "streams":
@@ -443,9 +459,11 @@ def _ref_kind(refs, refs_layout: str) -> str:
 class BLEU:
     """sacreBLEU's ``BLEU`` metric object, vectorized.
 
-    ``BLEU(references=refs)`` tokenizes and interns the references once and
-    scores any number of systems against them (``corpus_score(hyps)``).
-    References are sacreBLEU's *streams* unless ``refs_layout="per-example"``.
+    ``BLEU(references=refs)`` tokenizes the references once (counting their
+    n-grams on the plain route, interning their tokens on the compiled route,
+    chosen by the references' size) and scores any number of systems against
+    them (``corpus_score(hyps)``).  References are sacreBLEU's *streams*
+    unless ``refs_layout="per-example"``.
 
     Parameters are those of :func:`corpus_bleu`; as in sacreBLEU,
     ``effective_order`` defaults to False, also for :meth:`sentence_score`.
@@ -478,7 +496,8 @@ class BLEU:
 
     # references
 
-    def _cache_references(self, refs) -> _RefCache:
+    def _cache_references(self, refs):
+        """A :class:`vecscore.plain.bleu.RefTable` (plain route) or :class:`vecscore.bleu_direct.RefCache`."""
         if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
             raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
         if self.refs_layout == "streams":
@@ -494,29 +513,14 @@ class BLEU:
             raise VecscoreError(f"pair {row} has no reference (every entry is None)")
         nrefs = np.diff(ref_ptr)
         self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
-        if kind == "ids":
-            ids = [np.asarray(r, dtype=np.int64) for r in flat]
-            off = np.zeros(len(ids) + 1, np.int64)
-            np.cumsum([len(r) for r in ids], out=off[1:])
-            all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-            if all_ids.size and all_ids.min() < 0:
-                raise VecscoreError("reference token ids must be >= 0")
-            return _RefCache(kind, n, all_ids, off, ref_ptr, None)
-        spans = self._spans(flat, kind)
-        ids, first = intern(spans)
-        lens = spans.ends[first] - spans.starts[first]
-        vstarts = np.zeros(len(first), np.int64)
-        np.cumsum(lens[:-1], out=vstarts[1:])
-        gather = np.repeat(spans.starts[first] - vstarts, lens) + np.arange(int(lens.sum()), dtype=np.int64)
-        vocab = TokenSpans(spans.buf[gather], vstarts, vstarts + lens, np.array([0, len(first)], np.int64))
-        return _RefCache(kind, n, ids, spans.offsets, ref_ptr, vocab)
+        o = self._opts
+        options = dict(kind=kind, tokenize=o.tokenize, lowercase=o.lowercase, max_order=o.max_ngram_order)
+        if use_plain(plain_bleu.supports(kind, o.tokenize), lambda: plain_bleu.text_size(kind, (), flat)):
+            return plain_bleu.reference_table(flat, ref_ptr, **options)
+        return _compiled().cache_references(flat, ref_ptr, **options)
 
-    def _spans(self, rows, kind: str) -> TokenSpans:
-        if kind == "tokens":
-            return spans_from_token_lists(rows)
-        return sacre_tokenize(rows, self._opts.tokenize, lowercase=self._opts.lowercase)
-
-    def _cached_stats(self, hyps, kind: str) -> BleuStats:
+    def _cached_stats(self, hyps, kind: str):
+        """``(stats, formulas)`` against the cached references, on the route they were cached for."""
         c = self._cache
         if kind != c.kind:
             raise VecscoreError(f"hyps are {kind} but the cached references are {c.kind}")
@@ -525,58 +529,47 @@ class BLEU:
                 f"got {len(hyps)} hypotheses but the cached references have {c.n_pairs} entries; they must match "
                 "(sacreBLEU would silently score only the shorter prefix)"
             )
-        if kind == "ids":
-            h = [np.asarray(x, dtype=np.int64) for x in hyps]
-            hyp_off = np.zeros(len(h) + 1, np.int64)
-            np.cumsum([len(x) for x in h], out=hyp_off[1:])
-            hyp_ids = np.concatenate(h) if h else np.zeros(0, np.int64)
-            if hyp_ids.size and hyp_ids.min() < 0:
-                raise VecscoreError("hypothesis token ids must be >= 0")
-        else:
-            hs = self._spans(list(hyps), kind)
-            v = c.vocab
-            shift = len(v.buf)
-            joined = TokenSpans(np.concatenate([v.buf, hs.buf]), np.concatenate([v.starts, hs.starts + shift]),
-                                np.concatenate([v.ends, hs.ends + shift]), hs.offsets)
-            ids, _ = intern(joined)  # the vocabulary keeps ids 0..V-1 (first occurrence order)
-            hyp_ids = ids[len(v.starts):]
-            hyp_off = hs.offsets
-        return stats_from_ids(hyp_ids, hyp_off, c.ref_ids, c.ref_off, c.ref_ptr, self._opts.max_ngram_order,
-                              self._opts.brevity_penalty)
+        plain = isinstance(c, plain_bleu.RefTable)
+        return c.statistics(hyps, self._opts.brevity_penalty), (plain_formulas if plain else bf)
 
     # scoring
 
-    def statistics(self, hyps, refs=None) -> BleuStats:
-        """Per-pair statistics against ``refs`` or, if None, the cached references."""
+    def _statistics(self, hyps, refs):
+        """``(stats, formulas)``: :meth:`statistics` and the formulas of the route that computed them."""
         kind = _check_hyps(hyps)
         _check_kind(kind, self._opts)
         if refs is None:
             if self._cache is None:
                 raise VecscoreError("no references given and none cached; pass refs or BLEU(references=...)")
-            stats = self._cached_stats(hyps, kind)
+            stats, formulas = self._cached_stats(hyps, kind)
         else:
-            stats = _stats(hyps, refs, self._opts, self.refs_layout)[0]
+            stats, _, formulas = _stats(hyps, refs, self._opts, self.refs_layout)
         self._nrefs = stats.nrefs_label()
-        return stats
+        return stats, formulas
+
+    def statistics(self, hyps, refs=None) -> BleuStats:
+        """Per-pair statistics against ``refs`` or, if None, the cached references."""
+        return self._statistics(hyps, refs)[0]
 
     def corpus_score(self, hyps, refs=None) -> BLEUScore:
         """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones)."""
-        stats = self.statistics(hyps, refs)
+        stats, formulas = self._statistics(hyps, refs)
         _warn_tokenized(hyps, input_kind(hyps), self._opts)
-        return _corpus_result(stats, self._opts)
+        return _corpus_result(stats, self._opts, formulas)
 
     def sentence_scores(self, hyps, refs=None) -> BLEUScores:
         """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
-        return _sentence_result(self.statistics(hyps, refs), self._opts)
+        stats, formulas = self._statistics(hyps, refs)
+        return _sentence_result(stats, self._opts, formulas)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         """One hypothesis against its references, as sacreBLEU's ``BLEU.sentence_score``."""
         if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
             raise VecscoreError("references must be a list of reference strings for this one hypothesis")
         refs = [r for r in references if r is not None]
-        stats = _stats([hypothesis], [refs], self._opts, "per-example")[0]
+        stats, _, formulas = _stats([hypothesis], [refs], self._opts, "per-example")
         self._nrefs = stats.nrefs_label()
-        return _sentence_result(stats, self._opts)[0]
+        return _sentence_result(stats, self._opts, formulas)[0]
 
     def score_stats(self, stats: BleuStats) -> BLEUScore:
         """Corpus BLEU of (concatenated, resampled ...) statistics with this object's options."""

@@ -21,8 +21,11 @@ loop's leftover ``references``/``hypothesis`` to the smoothing function);
 ``nltk_sentence`` every pair is its own corpus, so it reads its own row.
 
 The float operations follow the oracles' order, and ``log``/``exp``/``fsum``
-run in a small numba kernel (NumPy's SIMD ``exp``/``log`` differ from libm in
-the last bit), so sacreBLEU scores are bit-identical.  NLTK keeps exact
+run in small kernels (NumPy's SIMD ``exp``/``log`` differ from libm in the
+last bit), so sacreBLEU scores are bit-identical.  The kernels are a
+:class:`Kernels` set: :data:`COMPILED` (numba) by default, or the same
+functions' Python bodies (:mod:`vecscore.plain.bleu_formulas`, the
+small-batch route), which give the same numbers bit for bit.  NLTK keeps exact
 ``Fraction`` values through ``method5``/``method6``; here they are float64, so
 those two (and ``method7``) agree to ~1e-15 relative instead of bit-for-bit.
 """
@@ -31,6 +34,7 @@ from __future__ import annotations
 import math
 import sys
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +43,8 @@ from vecscore._jit import jit, prange
 from vecscore.errors import UndefinedMetricWarning, VecscoreError
 
 __all__ = [
+    "COMPILED",
+    "Kernels",
     "SMOOTH_DEFAULTS",
     "NLTK_METHODS",
     "SacreBleuScores",
@@ -165,49 +171,13 @@ def _nltk_combine(p, weights, wlen, reweigh, hyp_len, ref_len, alive):
     return out
 
 
-# --- sacreBLEU ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SacreBleuScores:
-    """BLEU as sacreBLEU's ``BLEUScore``: scalars for a corpus, arrays for sentences.
-
-    ``counts``/``totals`` are the statistics as given (sacreBLEU's own
-    ``counts``/``totals`` include the ``add-k`` increments of orders ``>= 2``).
-    ``precisions`` has shape ``(max_ngram_order,)`` or ``(max_ngram_order, N)``.
-    """
-
-    score: np.ndarray | float
-    precisions: np.ndarray
-    bp: np.ndarray | float
-    sys_len: np.ndarray | int
-    ref_len: np.ndarray | int
-    counts: np.ndarray
-    totals: np.ndarray
-
-
-def _as_stats(sys_len, ref_len, correct, total, k_min):
-    sys_len = np.asarray(sys_len, dtype=np.int64).reshape(-1)
-    ref_len = np.asarray(ref_len, dtype=np.int64).reshape(-1)
-    correct = np.asarray(correct, dtype=np.int64)
-    total = np.asarray(total, dtype=np.int64)
-    if correct.ndim == 1:
-        correct, total = correct[:, None], total[:, None]
-    n = len(sys_len)
-    if correct.shape != total.shape or correct.shape[1] != n or len(ref_len) != n:
-        raise VecscoreError(
-            f"statistics disagree in shape: sys_len {sys_len.shape}, ref_len {ref_len.shape}, "
-            f"correct {correct.shape}, total {total.shape}; expected (N,), (N,), (K, N), (K, N)"
-        )
-    if correct.shape[0] < k_min:
-        raise VecscoreError(f"need statistics for orders 1..{k_min}, got {correct.shape[0]}")
-    return sys_len, ref_len, correct, total
-
-
-def _check_smooth(method, value):
-    if method not in SMOOTH_DEFAULTS:
-        raise VecscoreError(f"unknown smooth_method {method!r}; valid: {', '.join(SMOOTH_DEFAULTS)}")
-    return SMOOTH_DEFAULTS[method] if value is None else value
+@jit
+def _log_kernel(x):
+    """libm's ``log`` of every element (``-inf`` for ``x <= 0``)."""
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = math.log(x[i]) if x[i] > 0 else -np.inf
+    return out
 
 
 _SMOOTH_CODES = {"exp": 0, "floor": 1, "add-k": 2, "none": 3}
@@ -261,7 +231,70 @@ def _sacre_kernel(sys_len, ref_len, correct, total, method, value, effective_ord
     return score, prec, bp
 
 
-def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value, effective_order, max_ngram_order):
+@dataclass(frozen=True)
+class Kernels:
+    """The loops that the formulas call; every set computes the same numbers bit for bit.
+
+    ``sacre``: :func:`_sacre_kernel`'s signature, ``nltk_combine``:
+    :func:`_nltk_combine`'s, ``log``: :func:`_log_kernel`'s.
+    """
+
+    sacre: Callable
+    nltk_combine: Callable
+    log: Callable
+
+
+#: the numba kernels (compiled on first use)
+COMPILED = Kernels(_sacre_kernel, _nltk_combine, _log_kernel)
+
+
+# --- sacreBLEU ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SacreBleuScores:
+    """BLEU as sacreBLEU's ``BLEUScore``: scalars for a corpus, arrays for sentences.
+
+    ``counts``/``totals`` are the statistics as given (sacreBLEU's own
+    ``counts``/``totals`` include the ``add-k`` increments of orders ``>= 2``).
+    ``precisions`` has shape ``(max_ngram_order,)`` or ``(max_ngram_order, N)``.
+    """
+
+    score: np.ndarray | float
+    precisions: np.ndarray
+    bp: np.ndarray | float
+    sys_len: np.ndarray | int
+    ref_len: np.ndarray | int
+    counts: np.ndarray
+    totals: np.ndarray
+
+
+def _as_stats(sys_len, ref_len, correct, total, k_min):
+    sys_len = np.asarray(sys_len, dtype=np.int64).reshape(-1)
+    ref_len = np.asarray(ref_len, dtype=np.int64).reshape(-1)
+    correct = np.asarray(correct, dtype=np.int64)
+    total = np.asarray(total, dtype=np.int64)
+    if correct.ndim == 1:
+        correct, total = correct[:, None], total[:, None]
+    n = len(sys_len)
+    if correct.shape != total.shape or correct.shape[1] != n or len(ref_len) != n:
+        raise VecscoreError(
+            f"statistics disagree in shape: sys_len {sys_len.shape}, ref_len {ref_len.shape}, "
+            f"correct {correct.shape}, total {total.shape}; expected (N,), (N,), (K, N), (K, N)"
+        )
+    if correct.shape[0] < k_min:
+        raise VecscoreError(f"need statistics for orders 1..{k_min}, got {correct.shape[0]}")
+    return sys_len, ref_len, correct, total
+
+
+def _check_smooth(method, value):
+    if method not in SMOOTH_DEFAULTS:
+        raise VecscoreError(f"unknown smooth_method {method!r}; valid: {', '.join(SMOOTH_DEFAULTS)}")
+    return SMOOTH_DEFAULTS[method] if value is None else value
+
+
+def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value, effective_order, max_ngram_order,
+                  kernels):
     value = _check_smooth(smooth_method, smooth_value)
     sys_len, ref_len, correct, total = _as_stats(sys_len, ref_len, correct, total, 1)
     order = correct.shape[0] if max_ngram_order is None else int(max_ngram_order)
@@ -269,14 +302,14 @@ def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value,
         raise VecscoreError(f"max_ngram_order must be >= 1, got {max_ngram_order}")
     _as_stats(sys_len, ref_len, correct, total, order)
     correct, total = correct[:order], total[:order]
-    score, prec, bp = _sacre_kernel(sys_len, ref_len, correct, total, _SMOOTH_CODES[smooth_method],
+    score, prec, bp = kernels.sacre(sys_len, ref_len, correct, total, _SMOOTH_CODES[smooth_method],
                                     float(value or 0.0), bool(effective_order), _NEUMAIER)
     return score, prec, bp, sys_len, ref_len, correct, total
 
 
 def sacrebleu_corpus(
     sys_len, ref_len, correct, total, *, smooth_method="exp", smooth_value=None, effective_order=False,
-    max_ngram_order=None,
+    max_ngram_order=None, kernels: Kernels = COMPILED,
 ) -> SacreBleuScores:
     """Corpus BLEU (0..100) as ``sacrebleu.BLEU(...).corpus_score``.
 
@@ -294,6 +327,9 @@ def sacrebleu_corpus(
         n-grams (sacreBLEU checks totals, not matches).
     max_ngram_order : int, optional
         Defaults to ``K``.
+    kernels : Kernels
+        The loops to run: :data:`COMPILED`, or the plain ones of
+        :mod:`vecscore.plain.bleu_formulas` (same numbers, no numba).
 
     Returns
     -------
@@ -309,14 +345,14 @@ def sacrebleu_corpus(
     sys_len, ref_len, correct, total = _as_stats(sys_len, ref_len, correct, total, 1)
     score, prec, bp, s, r, c, t = _sacre_scores(
         sys_len.sum(keepdims=True), ref_len.sum(keepdims=True), correct.sum(axis=1, keepdims=True),
-        total.sum(axis=1, keepdims=True), smooth_method, smooth_value, effective_order, max_ngram_order,
+        total.sum(axis=1, keepdims=True), smooth_method, smooth_value, effective_order, max_ngram_order, kernels,
     )
     return SacreBleuScores(float(score[0]), prec[:, 0], float(bp[0]), int(s[0]), int(r[0]), c[:, 0], t[:, 0])
 
 
 def sacrebleu_sentence(
     sys_len, ref_len, correct, total, *, smooth_method="exp", smooth_value=None, effective_order=False,
-    max_ngram_order=None,
+    max_ngram_order=None, kernels: Kernels = COMPILED,
 ) -> SacreBleuScores:
     """One BLEU (0..100) per pair, as ``BLEU(...).sentence_score`` on each.
 
@@ -330,7 +366,7 @@ def sacrebleu_sentence(
         Arrays of shape ``(N,)``; ``precisions`` of shape ``(K, N)``.
     """
     score, prec, bp, s, r, c, t = _sacre_scores(
-        sys_len, ref_len, correct, total, smooth_method, smooth_value, effective_order, max_ngram_order
+        sys_len, ref_len, correct, total, smooth_method, smooth_value, effective_order, max_ngram_order, kernels
     )
     return SacreBleuScores(score, prec, bp, s, r, c, t)
 
@@ -411,7 +447,7 @@ def _zero_runs(zero):
     return np.cumsum(zero, axis=0)
 
 
-def _smooth_nltk(method, num, den, hyp_len, last5, last_len, epsilon, alpha, k):
+def _smooth_nltk(method, num, den, hyp_len, last5, last_len, epsilon, alpha, k, log):
     """Smoothed precisions (W, R) as floats; ``num``/``den`` are the Fraction parts."""
     with np.errstate(divide="ignore", invalid="ignore"):
         p = num / den
@@ -426,34 +462,23 @@ def _smooth_nltk(method, num, den, hyp_len, last5, last_len, epsilon, alpha, k):
         if method == "method3":
             return np.where(zero, 1 / (2.0 ** _zero_runs(zero) * den), p)
         if method == "method4":
-            return _method4(p, zero, den, hyp_len, k)
+            return _method4(p, zero, den, hyp_len, k, log)
         if method == "method5":
             return _method5(p, last5)
         if method == "method6":
             return _method6(p, num, last_len, alpha)
         if method == "method7":
-            return _method5(_method4(p, zero, den, hyp_len, k), last5)
+            return _method5(_method4(p, zero, den, hyp_len, k, log), last5)
     raise VecscoreError(f"unknown smoothing {method!r}; valid: {', '.join(NLTK_METHODS)}")
 
 
-def _method4(p, zero, den, hyp_len, k):
+def _method4(p, zero, den, hyp_len, k, log):
+    """NLTK's method4; ``log`` is a :class:`Kernels` ``log``."""
     hit = zero & (hyp_len > 1)
     inc = np.cumsum(hit, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = 1 / (2.0**inc * k / _libm_log(hyp_len.astype(np.float64)))
+        scale = 1 / (2.0**inc * k / log(np.ascontiguousarray(hyp_len, dtype=np.float64)))
         return np.where(hit, scale / den, p)
-
-
-def _libm_log(x):
-    return _log_kernel(np.ascontiguousarray(x, dtype=np.float64))
-
-
-@jit
-def _log_kernel(x):
-    out = np.empty_like(x)
-    for i in range(x.size):
-        out[i] = math.log(x[i]) if x[i] > 0 else -np.inf
-    return out
 
 
 def _method5(p, last5):
@@ -485,7 +510,7 @@ def _method6_failures(p_num, method):
 
 
 def _nltk_scores(num, den, hyp_len, ref_len, last5, last_len, weights, smoothing, epsilon, alpha, k,
-                 auto_reweigh, on_error):
+                 auto_reweigh, on_error, kernels):
     mat, lens, reweigh, single = _weight_matrix(weights)
     reweigh &= bool(auto_reweigh)
     n_orders = mat.shape[1]
@@ -506,8 +531,8 @@ def _nltk_scores(num, den, hyp_len, ref_len, last5, last_len, weights, smoothing
             stacklevel=3,
         )
     p = _smooth_nltk(smoothing, num.astype(np.float64), den.astype(np.float64), hyp_len, last5, last_len,
-                     epsilon, alpha, k)
-    out = _nltk_combine(np.ascontiguousarray(p), mat, lens, reweigh, hyp_len, ref_len, alive & ~bad)
+                     epsilon, alpha, k, kernels.log)
+    out = kernels.nltk_combine(np.ascontiguousarray(p), mat, lens, reweigh, hyp_len, ref_len, alive & ~bad)
     out[:, bad] = np.nan
     return out, single
 
@@ -520,7 +545,7 @@ def _nltk_inputs(sys_len, ref_len, correct, total, weights, smoothing):
 
 def nltk_corpus(
     sys_len, ref_len, correct, total, *, weights=(0.25, 0.25, 0.25, 0.25), smoothing="method0", epsilon=0.1,
-    alpha=5, k=5, auto_reweigh=False, on_error="raise",
+    alpha=5, k=5, auto_reweigh=False, on_error="raise", kernels: Kernels = COMPILED,
 ):
     """``nltk.translate.bleu_score.corpus_bleu`` (0..1) from statistics.
 
@@ -538,6 +563,8 @@ def nltk_corpus(
         weight is exactly the tuple ``(0.25,) * 4``, use ``(1/L,) * L``.
     on_error : {"raise", "nan"}
         What to do where nltk's ``method6`` raises.
+    kernels : Kernels
+        As in :func:`sacrebleu_corpus`.
 
     Returns
     -------
@@ -550,14 +577,14 @@ def nltk_corpus(
     out, single = _nltk_scores(
         correct.sum(axis=1, keepdims=True), den.sum(axis=1, keepdims=True), sys_len.sum(keepdims=True),
         ref_len.sum(keepdims=True), last5, sys_len[-1:] if len(sys_len) else sys_len, weights, smoothing,
-        epsilon, alpha, k, auto_reweigh, on_error,
+        epsilon, alpha, k, auto_reweigh, on_error, kernels,
     )
     return float(out[0, 0]) if single else out[:, 0]
 
 
 def nltk_sentence(
     sys_len, ref_len, correct, total, *, weights=(0.25, 0.25, 0.25, 0.25), smoothing="method0", epsilon=0.1,
-    alpha=5, k=5, auto_reweigh=False, on_error="raise",
+    alpha=5, k=5, auto_reweigh=False, on_error="raise", kernels: Kernels = COMPILED,
 ):
     """``nltk.translate.bleu_score.sentence_bleu`` (0..1) for every pair.
 
@@ -572,7 +599,7 @@ def nltk_sentence(
     den = np.maximum(total, 1)
     last5 = _last5(correct, den) if correct.shape[0] >= 5 else None
     out, single = _nltk_scores(correct, den, sys_len, ref_len, last5, sys_len, weights, smoothing, epsilon, alpha,
-                               k, auto_reweigh, on_error)
+                               k, auto_reweigh, on_error, kernels)
     return out[0] if single else out
 
 

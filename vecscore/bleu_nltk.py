@@ -15,21 +15,25 @@ Argument order is vecscore's, hypotheses first: NLTK's
 fail loudly: references are one level deeper.)  Strings are refused unless
 ``tokenize=`` names a sacreBLEU tokenizer; NLTK itself would silently score
 character n-grams.
+
+Small batches of text or token lists take the plain route (no numba, same
+numbers bit for bit; :mod:`vecscore.route`), others the compiled route.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from vecscore import bleu_formulas as bf
-from vecscore.batch import build_batch
-from vecscore.inputs import input_kind
-from vecscore.bleu_stats import batch_stats, check_brevity_penalty
 from vecscore.errors import VecscoreError
-from vecscore.text.sacrebleu_tokenizers import TOKENIZERS, tokenize as sacre_tokenize
+from vecscore.inputs import input_kind
+from vecscore.plain import bleu as plain_bleu
+from vecscore.plain import bleu_formulas as plain_formulas
+from vecscore.stats import check_brevity_penalty
 
 __all__ = ["nltk_corpus_bleu", "nltk_sentence_bleu", "NLTK_METHODS"]
 
 NLTK_METHODS = bf.NLTK_METHODS
+TOKENIZERS = plain_bleu.TOKENIZERS  # sacreBLEU's tokenizers, for text input
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 
 
@@ -64,11 +68,11 @@ def _max_order(weights, method: str) -> int:
 
 
 def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout):
+    """``(stats, formulas)``: the statistics, and the formulas of the route that computed them."""
     check_brevity_penalty(brevity_penalty)
     if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
         raise VecscoreError("hyps must be a sequence of token lists")
     kind = input_kind(hyps)
-    spans_fn = None
     if kind == "text":
         if tokenize is None:
             raise VecscoreError(
@@ -78,13 +82,21 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
             )
         if tokenize not in TOKENIZERS:
             raise VecscoreError(f"unknown tokenize {tokenize!r}; valid: {', '.join(TOKENIZERS)}")
-
-        def spans_fn(rows):
-            return sacre_tokenize(rows, tokenize, lowercase=lowercase)
     elif lowercase:
         raise VecscoreError("lowercase=True needs text input; lowercase the tokens yourself")
-    batch = build_batch(hyps, refs, spans_fn=spans_fn, refs_layout=refs_layout, warn_empty=False)
-    return batch_stats(batch, _max_order(weights, method), brevity_penalty)
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_order=_max_order(weights, method),
+                   brevity_penalty=brevity_penalty)
+    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize, refs_layout=refs_layout)
+    if plain is not None:
+        return plain_bleu.bleu_stats(hyps, *plain, kind=kind, **options), plain_formulas
+    return _compiled_stats(hyps, refs, refs_layout=refs_layout, **options), bf
+
+
+def _compiled_stats(hyps, refs, **options):
+    """The compiled route (:mod:`vecscore.bleu_direct`, imported here: it loads numba)."""
+    from vecscore.bleu_direct import general_stats
+
+    return general_stats(hyps, refs, **options)
 
 
 def nltk_corpus_bleu(
@@ -128,9 +140,10 @@ def nltk_corpus_bleu(
     0.8
     """
     method, epsilon, alpha, k = _smoothing(smoothing, epsilon, alpha, k)
-    s = _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout)
-    return bf.nltk_corpus(s.sys_len, s.ref_len, s.correct.T, s.total.T, weights=weights, smoothing=method,
-                          epsilon=epsilon, alpha=alpha, k=k, auto_reweigh=auto_reweigh, on_error=on_error)
+    s, formulas = _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout)
+    return formulas.nltk_corpus(s.sys_len, s.ref_len, s.correct.T, s.total.T, weights=weights, smoothing=method,
+                                epsilon=epsilon, alpha=alpha, k=k, auto_reweigh=auto_reweigh,
+                                on_error=on_error)
 
 
 def nltk_sentence_bleu(
@@ -148,6 +161,7 @@ def nltk_sentence_bleu(
         Shape ``(N,)`` for one weight tuple, ``(n_weights, N)`` for a list.
     """
     method, epsilon, alpha, k = _smoothing(smoothing, epsilon, alpha, k)
-    s = _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout)
-    return bf.nltk_sentence(s.sys_len, s.ref_len, s.correct.T, s.total.T, weights=weights, smoothing=method,
-                            epsilon=epsilon, alpha=alpha, k=k, auto_reweigh=auto_reweigh, on_error=on_error)
+    s, formulas = _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout)
+    return formulas.nltk_sentence(s.sys_len, s.ref_len, s.correct.T, s.total.T, weights=weights, smoothing=method,
+                                  epsilon=epsilon, alpha=alpha, k=k, auto_reweigh=auto_reweigh,
+                                  on_error=on_error)

@@ -32,18 +32,15 @@ a differential check for the tests.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.batch import PairBatch
 from vecscore.counts import ngram_counts
 from vecscore.errors import VecscoreError
-from vecscore.stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty
 from vecscore.kernels.bleu_counts import clipped_counts
 from vecscore.kernels.ngrams import clipped_overlap_max_ref
+from vecscore.stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty
 
 __all__ = ["BREVITY_PENALTIES", "BleuStats", "batch_stats", "check_brevity_penalty", "clipped_counts", "sparse_counts"]
 
