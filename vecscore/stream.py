@@ -224,7 +224,7 @@ class BleuSpec:
     def corpus(self, sums: dict, nrefs_label):
         """Corpus BLEU (a :class:`vecscore.bleu.BLEUScore`) from summed statistics."""
         from vecscore.bleu import corpus_bleu_from_stats
-        from vecscore.bleu_stats import BleuStats
+        from vecscore.stats import BleuStats
 
         k = self.order
         correct = [[sums.get(f"bleu_correct_{i + 1}", 0) for i in range(k)]]
