@@ -293,7 +293,8 @@ def test_route_switches_at_plain_max_chars(wmt21, monkeypatch):
     monkeypatch.setenv("VECSCORE_ROUTE", "auto")
     compiled_calls = _spy(monkeypatch, bleu, "_compiled")
     results = {}
-    for limit, expect_compiled in ((size, 0), (size - 1, 1), (sum(map(len, hyps)) - 1, 1)):
+    cost = route.COST["bleu"]
+    for limit, expect_compiled in ((size * cost, 0), (size * cost - 1, 1), (sum(map(len, hyps)) * cost - 1, 1)):
         monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
         before = len(compiled_calls)
         results[limit] = (corpus_bleu(hyps, refs), sentence_bleu(hyps, refs, smooth_method="add-k"))
@@ -305,7 +306,7 @@ def test_route_switches_at_plain_max_chars(wmt21, monkeypatch):
     tok_hyps, tok_refs = [h.split() for h in hyps], [[r.split() for r in rs] for rs in refs]
     tokens = sum(len(t) for h in tok_hyps for t in h) + sum(len(t) for rs in tok_refs for r in rs for t in r)
     scores = []
-    for limit in (tokens, tokens - 1):
+    for limit in (tokens * cost, tokens * cost - 1):
         monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
         scores.append(nltk_sentence_bleu(tok_hyps, tok_refs, smoothing="method7"))
     assert nltk_calls == ["_compiled_stats"] and np.array_equal(*scores)

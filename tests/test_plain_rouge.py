@@ -121,6 +121,7 @@ def test_route_switches_at_the_threshold(shared_data, monkeypatch):
 
     monkeypatch.setattr(plain, "_ngram_stats", spy)
     results = []
+    size *= route.COST["rouge+lsum"]  # METRICS has rougeLsum
     for limit in (size, size - 1):  # at the limit: plain; one character over: compiled
         monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
         seen.clear()

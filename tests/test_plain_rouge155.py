@@ -230,7 +230,7 @@ def test_route_switches_at_threshold(routes, monkeypatch, corpora):
     hyps, refs = _corpus(corpora, "duc2002")
     hyps, refs = hyps[:20], refs[:20]
     H, R = r155._layout(hyps, refs)
-    size = vecscore.route.text_chars(H, *R)
+    size = vecscore.route.text_chars(H, *R) * vecscore.route.COST["rouge155"]
     kwargs = _kwargs("-n 2 -w 1.2 -2 4 -U", {})
     monkeypatch.setenv("VECSCORE_ROUTE", "auto")
     results = {}

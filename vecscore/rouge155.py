@@ -83,7 +83,7 @@ A call is scored either by :mod:`vecscore.plain.rouge155` (Python and NumPy:
 numba is neither imported nor compiled, so a fresh environment scores at
 once) or by the numba kernels; both give the same statistics and scores bit
 for bit.  :func:`vecscore.route.use_plain` decides: ``VECSCORE_ROUTE``, and
-under ``auto`` the call's characters against
+under ``auto`` the call's characters times ``COST["rouge155"]`` against
 :data:`vecscore.route.PLAIN_MAX_CHARS`; a call whose ROUGE-W dynamic
 programme or ROUGE-S* skip-bigrams would be large for Python (long texts, see
 :func:`vecscore.plain.rouge155.plain_route_fits`) takes the kernels under
@@ -460,7 +460,7 @@ def _plain_size(H, R, specs) -> float:
     infinity when ROUGE-W's or ROUGE-S's super-linear work would be long on the plain route
     (:func:`vecscore.plain.rouge155.plain_route_fits`; not estimated for calls already too large)."""
     chars = text_chars(H, *R)
-    if chars > _route.PLAIN_MAX_CHARS:
+    if chars * _route.COST["rouge155"] > _route.PLAIN_MAX_CHARS:
         return chars
     gaps = [s.gap for s in specs if s.kind == "S"]
     if not plain155.plain_route_fits(H, R, wlcs=any(s.kind == "W" for s in specs), skip_gaps=gaps):
@@ -662,7 +662,7 @@ def rouge155(
     _check_options(multi_ref, alpha, word_limit, byte_limit)
     H, R = _layout(hyps, refs)
     need_lcs = any(s.kind in ("L", "W") for s in specs)
-    route = _PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs)) else _CompiledRoute()
+    route = _PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs), _route.COST["rouge155"]) else _CompiledRoute()
     st = route.streams(H, R, need_lcs=need_lcs, transform=_make_transform(stem, stopwords), word_limit=word_limit,
                        byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
     _warn_empty(H, R, st)

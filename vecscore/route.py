@@ -13,10 +13,14 @@ check it on the real corpora and at the switch):
     :mod:`vecscore.plain`: Python and NumPy, no numba at all: the first score
     in a fresh environment comes in well under a second.
 
-``auto`` (the default) takes the plain route when a call's texts hold at most
-:data:`PLAIN_MAX_CHARS` characters (hypotheses and references together) and
-the plain route implements the options asked for; the compiled route
-otherwise.  ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
+``auto`` (the default) takes the plain route when the plain route implements
+the options asked for and the call's estimated work, its characters
+(hypotheses and references together) times the cost per character of its
+kind of work (:data:`COST`), is at most :data:`PLAIN_MAX_CHARS`: about half a
+second of Python on a current core, which is also what the compiled route
+needs just to load numba and its cached kernels.  Below that the plain route
+wins whether the kernel cache is warm or cold; above it a warm cache wins,
+and a cold one compiles first (``vecscore warmup`` does that ahead of time).  ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 """
 from __future__ import annotations
@@ -25,15 +29,24 @@ import os
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "route", "use_plain", "text_chars"]
+__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "text_chars"]
 
 ROUTES = ("auto", "plain", "compiled")
 
-#: texts (hypotheses and references) up to this many characters in one call go the plain
-#: route under ``auto``: about 2,000-4,000 sentence pairs, where the plain route still
-#: finishes before the compiled route has loaded numba and its cached kernels
-#: (``benchmarks/cold_start.py`` measures both sides)
-PLAIN_MAX_CHARS = 400_000
+#: the plain route's budget under ``auto``, in characters of the cheapest work (``COST`` 1:
+#: rouge-score's rouge1/2/L, ~0.25 us per character): 2,000,000 is ~0.5 s, or about
+#: 6,000 sentence pairs of rouge1/2/L, 3,000 of BLEU (``benchmarks/cold_start.py`` measures it)
+PLAIN_MAX_CHARS = 2_000_000
+
+#: relative cost per character of the plain route, by kind of work (measured on WMT21 and REALSumm)
+COST = {
+    "rouge": 1,  # rouge-score tokenizer, rougeN and rougeL
+    "rouge+lsum": 2,  # ... with rougeLsum's per-sentence LCS tables
+    "bleu": 2,  # sacreBLEU's 13a, intl, none; NLTK on token lists
+    "bleu-char": 5,  # one token per character
+    "bleu-zh": 8,  # one token per Chinese character, plus the zh rules
+    "rouge155": 2,  # the script's tokenizer, ROUGE-N/L/W/S
+}
 
 
 def route() -> str:
@@ -53,12 +66,12 @@ def text_chars(*groups) -> int:
     return total
 
 
-def use_plain(supported: bool, size) -> bool:
+def use_plain(supported: bool, size, cost: int = 1) -> bool:
     """Whether this call takes the plain route.
 
     ``supported``: the plain route implements the call's options.  ``size``:
     the call's text characters, or a zero-argument callable giving them (only
-    called under ``auto``).
+    called under ``auto``); ``cost``: the relative cost per character (:data:`COST`).
     """
     if not supported:
         return False
@@ -66,4 +79,4 @@ def use_plain(supported: bool, size) -> bool:
     if r != "auto":
         return r == "plain"
     n = size() if callable(size) else size
-    return n <= PLAIN_MAX_CHARS
+    return n * cost <= PLAIN_MAX_CHARS

@@ -28,7 +28,7 @@ import numpy as np
 
 from vecscore.errors import VecscoreError
 from vecscore.inputs import check_units, normalize_refs
-from vecscore.route import use_plain
+from vecscore.route import COST, use_plain
 from vecscore.stats import BleuStats
 from vecscore.text.unicode_tables import ZH_FIXED_RANGES, ZH_RANGES
 
@@ -153,6 +153,15 @@ def supports(kind: str, tokenize: str | None) -> bool:
     return kind == "tokens" or (kind == "text" and tokenize in _TOKENIZE)
 
 
+def cost_per_char(kind: str, tokenize: str | None) -> int:
+    """The relative cost per character of this call on the plain route (:data:`vecscore.route.COST`)."""
+    if kind == "text" and tokenize == "char":
+        return COST["bleu-char"]
+    if kind == "text" and tokenize in ("zh", "zh-fixed"):
+        return COST["bleu-zh"]
+    return COST["bleu"]
+
+
 def text_size(kind: str, hyps, flat_refs) -> int:
     """The call's size for :func:`vecscore.route.use_plain`: characters of its texts (or of its tokens)."""
     if kind == "tokens":
@@ -174,11 +183,12 @@ def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: st
     The hypotheses alone decide first, so that a batch too big for the plain
     route goes to the compiled route without a validation pass of its own.
     """
-    if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps)):
+    cost = cost_per_char(kind, tokenize)
+    if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost):
         return None
     check_units(hyps, kind, "hyps")
     flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
-    if not use_plain(True, lambda: text_size(kind, hyps, flat_refs)):
+    if not use_plain(True, lambda: text_size(kind, hyps, flat_refs), cost):
         return None
     return flat_refs, ref_ptr
 

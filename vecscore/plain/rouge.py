@@ -24,7 +24,7 @@ import numpy as np
 
 from vecscore.errors import VecscoreError
 from vecscore.inputs import check_units, input_kind, normalize_refs, warn_empty_rows
-from vecscore.route import text_chars, use_plain
+from vecscore.route import COST, text_chars, use_plain
 from vecscore.text.tokenizers import plain_tokenizer
 
 __all__ = ["plain_supports", "plain_stats", "lcs_length", "union_lcs_hits"]
@@ -98,7 +98,8 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     check_units(hyps, kind, "hyps")
     flat_refs, ref_ptr = normalize_refs(refs, n, kind, refs_layout)
     rows = list(hyps) + flat_refs
-    if not use_plain(True, lambda: text_chars(rows)):
+    cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
+    if not use_plain(True, lambda: text_chars(rows), cost):
         return None
     if kind == "ids":
         if transform is not None:

@@ -52,8 +52,8 @@ __all__ = [
 #: ROUGE-W dynamic-programme cells (hypothesis tokens x reference tokens, summed over the
 #: call's (hypothesis, reference) pairs) up to which ``auto`` takes the plain route.  The plain
 #: route fills only the cells that can differ from the row above: 25-60 ns per cell of the product
-#: on news text (about 0.3 s at this bound), up to ~140 ns on very repetitive text.  Under
-#: :data:`vecscore.route.PLAIN_MAX_CHARS` it is reached only by texts of more than about 250 tokens.
+#: on news text (about 0.3 s at this bound), up to ~140 ns on very repetitive text; it binds
+#: only for long texts (single-sentence segments stay far below it).
 PLAIN_MAX_WLCS_CELLS = 10_000_000
 #: skip-bigram occurrences (all texts) up to which ``auto`` takes the plain route (ROUGE-S*: about
 #: 0.3 s at this bound; units of tokens the pair's other side lacks are never formed)
