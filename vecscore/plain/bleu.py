@@ -95,18 +95,20 @@ def _char_class(ranges):
     return _spaced_each(re.compile("([" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges) + "])").split)
 
 
-_ZH_SPACED = _char_class(ZH_RANGES)
-_ZH_FIXED_SPACED = _char_class(ZH_FIXED_RANGES)
+@cache
+def _zh_spaced(fixed: bool):
+    """The Chinese-character rule, compiled on first use (a large character class)."""
+    return _char_class(ZH_FIXED_RANGES if fixed else ZH_RANGES)
 
 
 def _tok_zh(line: str) -> list[str]:
     """sacreBLEU's zh: ``strip()``, spaces around every Chinese character, then 13a's punctuation rules."""
-    return _punct(_ZH_SPACED(line.strip()))
+    return _punct(_zh_spaced(False)(line.strip()))
 
 
 def _tok_zh_fixed(line: str) -> list[str]:
     """``zh`` with the Chinese ranges as intended (vecscore's ``zh-fixed``)."""
-    return _punct(_ZH_FIXED_SPACED(line.strip()))
+    return _punct(_zh_spaced(True)(line.strip()))
 
 
 @cache
