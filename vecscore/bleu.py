@@ -11,9 +11,15 @@ batches go the plain route (:mod:`vecscore.plain.bleu` and
 :mod:`vecscore.plain.bleu_formulas`, no numba), others the compiled route
 (:mod:`vecscore.bleu_direct`, imported by :func:`_compiled` on first use).
 
-Reference layouts, always chosen explicitly (never guessed):
+Reference layouts (never guessed):
 
-``refs_layout="per-example"`` (the functions' default)
+``refs_layout="auto"`` (the functions' default)
+    sacreBLEU's streams when the references have their shape, else
+    per-example; when both fit with different meanings (as many streams as
+    hypotheses) the call is refused and names the two options
+    (:func:`vecscore.inputs.resolve_layout`).  So ``corpus_bleu(h, [r1, r2])``
+    gives sacreBLEU's number or refuses, never another number.
+``refs_layout="per-example"``
     ``refs[i]`` is pair ``i``'s reference (a ``str``) or list of references.
 ``refs_layout="streams"`` (sacreBLEU's, the :class:`BLEU` class's default)
     ``refs[k][i]`` is the k-th reference of pair ``i``; ``None`` marks a
@@ -45,7 +51,7 @@ import numpy as np
 
 from vecscore import bleu_formulas as bf
 from vecscore.errors import VecscoreError, VecscoreWarning
-from vecscore.inputs import check_units, input_kind, normalize_refs
+from vecscore.inputs import as_rows, check_units, input_kind, normalize_refs, resolve_layout
 from vecscore.parallel import accepts_workers
 from vecscore.plain import bleu as plain_bleu
 from vecscore.plain import bleu_formulas as plain_formulas
@@ -200,15 +206,14 @@ class _Options:
         return sig
 
 
-def _check_layout(refs_layout: str) -> str:
-    if refs_layout not in ("per-example", "streams"):
-        raise VecscoreError(f"refs_layout must be 'per-example' or 'streams', not {refs_layout!r}")
+def _check_layout(refs_layout: str, auto: bool = True) -> str:
+    valid = ("auto", "per-example", "streams") if auto else ("per-example", "streams")
+    if refs_layout not in valid:
+        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, valid))}, not {refs_layout!r}")
     return refs_layout
 
 
 def _hyps_kind(hyps) -> str:
-    if isinstance(hyps, (str, bytes)) or not isinstance(hyps, Sequence) and not hasattr(hyps, "__len__"):
-        raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
     return input_kind(hyps)
 
 
@@ -249,9 +254,12 @@ def _compiled():
 
 def _stats(hyps, refs, opts: _Options, refs_layout: str):
     """``(stats, kind, formulas)``: the statistics, the input kind, and the formulas of the route taken."""
+    hyps = as_rows(hyps, "hyps")
     kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
     _check_kind(kind, opts)
-    layout = _check_layout(refs_layout)
+    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+        refs = as_rows(refs, "refs")
+    layout = resolve_layout(refs, len(hyps), _check_layout(refs_layout))
     options = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
     if plain is not None:
@@ -317,7 +325,7 @@ def _check_stats(stats, opts: _Options) -> BleuStats:
 
 
 def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, max_ngram_order: int = 4,
-                    brevity_penalty: str = "closest", refs_layout: str = "per-example") -> BleuStats:
+                    brevity_penalty: str = "closest", refs_layout: str = "auto") -> BleuStats:
     """Per-pair int64 BLEU statistics (see :mod:`vecscore.bleu_stats`).
 
     Corpus BLEU of any subset (bootstrap samples, chunks of a stream, shards of
@@ -332,7 +340,7 @@ def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = Fals
 def corpus_bleu(
     hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
     smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = False,
-    brevity_penalty: str = "closest", refs_layout: str = "per-example", force: bool = False,
+    brevity_penalty: str = "closest", refs_layout: str = "auto", force: bool = False,
 ) -> BLEUScore:
     """Corpus BLEU (0..100), as ``sacrebleu.corpus_bleu``.
 
@@ -342,9 +350,8 @@ def corpus_bleu(
         System outputs, one per pair (or token lists / id arrays with
         ``tokenize="none"``).
     refs : sequence
-        ``refs_layout="per-example"`` (default): per pair a ``str`` or a list
-        of ``str`` (any number >= 1).  ``"streams"``: sacreBLEU's
-        ``refs[k][i]``, ``None`` for a missing reference.
+        sacreBLEU's streams ``refs[k][i]`` (``None`` for a missing reference),
+        or per pair a ``str`` or a list of ``str``; see ``refs_layout``.
     tokenize : {"13a", "intl", "zh", "zh-fixed", "char", "none"}
         sacreBLEU's tokenizers, token-identical (``zh`` keeps sacrebleu#298's
         character ranges; ``zh-fixed`` is the corrected variant).
@@ -357,7 +364,9 @@ def corpus_bleu(
     brevity_penalty : {"closest", "shortest"}
         Reference length of each pair: the closest to the hypothesis length
         (ties to the shorter; sacreBLEU, NLTK) or the shortest (HF ``bleu``).
-    refs_layout : {"per-example", "streams"}
+    refs_layout : {"auto", "per-example", "streams"}
+        ``auto`` (default): the layout the references' shape fits; refused
+        when both fit with different meanings (then name one).
     force : bool
         Silence the :class:`TokenizedInputWarning` (100 or more hypotheses
         ending in " .").
@@ -386,28 +395,37 @@ def corpus_bleu(
 def sentence_bleu(
     hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
     smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = True,
-    brevity_penalty: str = "closest", refs_layout: str = "per-example",
-) -> BLEUScores:
-    """Sentence BLEU (0..100) of every pair in one call.
+    brevity_penalty: str = "closest", refs_layout: str = "auto",
+) -> BLEUScores | BLEUScore:
+    """Sentence BLEU (0..100) of every pair in one call, or of one hypothesis as sacreBLEU.
 
     Pair ``i``'s score equals ``sacrebleu.sentence_bleu(hyps[i], refs_i)``
     (the legacy function: exp smoothing, **effective order on**).  For
     ``BLEU().sentence_score``'s defaults (effective order off) use
     ``BLEU().sentence_scores`` or ``effective_order=False``.  Parameters are
-    those of :func:`corpus_bleu`.
+    those of :func:`corpus_bleu`.  sacreBLEU's own form, one hypothesis
+    ``str`` and a list of its references, returns one :class:`BLEUScore`.
 
     Returns
     -------
     BLEUScores
-        ``score`` has shape ``(N,)``.
+        ``score`` has shape ``(N,)``; a :class:`BLEUScore` for a single ``str`` hypothesis.
 
     Examples
     --------
     >>> sentence_bleu(["hello there", "hello there"], ["hello there", "hi"]).score.round(6).tolist()
     [100.0, 0.0]
+    >>> round(sentence_bleu("hello there general kenobi", ["hello there general kenobi", "hi"]).score, 6)
+    100.0
     """
     opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, True)
+    if isinstance(hyps, str):  # sacreBLEU's sentence_bleu(hypothesis, references)
+        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+            raise VecscoreError("with one hypothesis (a str), refs must be the list of its references "
+                                "(sacreBLEU's sentence_bleu(hypothesis, [ref1, ref2, ...])), not a single string")
+        stats, _, formulas = _stats([hyps], [as_rows(refs, "refs")], opts, "per-example")
+        return _sentence_result(stats, opts, formulas)[0]
     stats, _, formulas = _stats(hyps, refs, opts, refs_layout)
     return _sentence_result(stats, opts, formulas)
 
@@ -483,7 +501,7 @@ class BLEU:
                  refs_layout: str = "streams"):
         self._opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                               brevity_penalty, force)
-        self.refs_layout = _check_layout(refs_layout)
+        self.refs_layout = _check_layout(refs_layout, auto=False)
         self._nrefs = None
         self._cache = None if references is None else self._cache_references(references)
 

@@ -24,9 +24,12 @@ import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 
-__all__ = ["REFS_LAYOUTS", "as_rows", "input_kind", "check_units", "normalize_refs", "warn_empty_rows"]
+__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs", "warn_empty_rows"]
 
 REFS_LAYOUTS = ("per-example", "streams")
+#: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
+#: different meanings is an error (see :func:`resolve_layout`)
+AUTO_LAYOUT = "auto"
 
 
 def as_rows(rows, what: str) -> list:
@@ -40,8 +43,8 @@ def as_rows(rows, what: str) -> list:
     overridden method changes a score, on any route.
     """
     if isinstance(rows, (str, bytes)):
-        raise VecscoreError(f"{what} must be a sequence of texts (e.g. a list of str), not a single "
-                            f"{type(rows).__name__}; wrap one text in a list: [text]")
+        raise VecscoreError(f"{what} must be a sequence of texts (e.g. a list of str), not a single string "
+                            f"({type(rows).__name__}); wrap one text in a list: [text]")
     if isinstance(rows, dict):
         raise VecscoreError(f"{what} is a dict; pass a list of texts (e.g. list(d.values()))")
     try:
@@ -116,13 +119,44 @@ def check_units(rows, kind: str, what: str) -> None:
         )
 
 
+def _could_be_streams(refs, n_pairs: int) -> bool:
+    return len(refs) > 0 and all(isinstance(s, (list, tuple)) and len(s) == n_pairs for s in refs)
+
+
+def resolve_layout(refs, n_pairs: int, refs_layout: str) -> str:
+    """The layout of ``refs``: ``refs_layout`` itself, or under ``"auto"`` the one that fits.
+
+    ``"auto"`` (sacreBLEU's function names use it) never guesses: sacreBLEU's
+    streams (``refs[k][i]``, every stream one entry per hypothesis) and
+    vecscore's per-example layout (``refs[i]``: one reference or a list) are
+    told apart by shape, and when both fit with different meanings (as many
+    streams as hypotheses, e.g. two hypotheses with two references each) the
+    call is refused with the two ways to say which is meant.
+    """
+    if refs_layout != AUTO_LAYOUT:
+        return refs_layout
+    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+        return "per-example"  # normalize_refs reports it
+    refs = refs if isinstance(refs, list) else as_rows(refs, "refs")
+    if not _could_be_streams(refs, n_pairs):
+        return "per-example"
+    if len(refs) != n_pairs or all(refs[k][i] == refs[i][k] for k in range(n_pairs) for i in range(k)):
+        return "streams"  # the two readings agree when the square is symmetric (e.g. one pair)
+    raise VecscoreError(
+        f"refs could be read two ways: {n_pairs} reference streams (sacreBLEU's layout, refs[k][i]) or, per "
+        f"hypothesis, a list of {n_pairs} references (refs[i][k]); pass refs_layout='streams' or "
+        "refs_layout='per-example'"
+    )
+
+
 def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-example"):
     """Flatten references into ``(flat_refs, ref_ptr)``; errors name the row."""
-    if refs_layout not in REFS_LAYOUTS:
-        raise VecscoreError(f"refs_layout must be one of {REFS_LAYOUTS}, not {refs_layout!r}")
+    if refs_layout not in (*REFS_LAYOUTS, AUTO_LAYOUT):
+        raise VecscoreError(f"refs_layout must be one of {(*REFS_LAYOUTS, AUTO_LAYOUT)}, not {refs_layout!r}")
     if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
         raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with refs_layout='streams')")
     refs = as_rows(refs, "refs")
+    refs_layout = resolve_layout(refs, n_pairs, refs_layout)
     if refs_layout == "streams":
         for k, stream in enumerate(refs):
             if isinstance(stream, (str, bytes)) or not hasattr(stream, "__iter__"):
