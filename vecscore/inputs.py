@@ -24,7 +24,8 @@ import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 
-__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs", "warn_empty_rows"]
+__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs",
+           "warn_empty_rows"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
@@ -154,7 +155,8 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
     if refs_layout not in (*REFS_LAYOUTS, AUTO_LAYOUT):
         raise VecscoreError(f"refs_layout must be one of {(*REFS_LAYOUTS, AUTO_LAYOUT)}, not {refs_layout!r}")
     if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
-        raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with refs_layout='streams')")
+        raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with "
+                            "refs_layout='streams')")
     refs = as_rows(refs, "refs")
     refs_layout = resolve_layout(refs, n_pairs, refs_layout)
     if refs_layout == "streams":
