@@ -104,6 +104,7 @@ from vecscore import route as _route
 from vecscore._version import __version__
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 from vecscore.fscore import f_measure, safe_ratio
+from vecscore.inputs import as_rows
 from vecscore.kernels.skipgrams import (  # NumPy only
     UNI_ALL,
     UNI_NONE,
@@ -235,18 +236,22 @@ def _summary(x, what: str) -> str:
 
 
 def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
-    if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
-        raise VecscoreError("hyps must be a sequence of summaries (one per pair), not a single string")
-    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
-        raise VecscoreError("refs must be a sequence with one entry per hypothesis")
+    hyps, refs = as_rows(hyps, "hyps"), as_rows(refs, "refs")
     if len(hyps) != len(refs):
         raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; they must have the same length")
     fast = _layout_fast(hyps, refs)
     if fast is not None:
         return fast
     H = [_summary(h, f"hyps[{i}]") for i, h in enumerate(hyps)]
+    sentence_lists = any(isinstance(h, (list, tuple)) for h in hyps)
     R = []
     for i, r in enumerate(refs):
+        if sentence_lists and isinstance(r, (list, tuple)) and len(r) > 1 and all(isinstance(x, str) for x in r):
+            raise VecscoreError(
+                f"refs[{i}] is a list of {len(r)} strings while hypotheses are lists of sentences: it could be one "
+                f"reference's sentences or {len(r)} one-line references. Write one reference as [[s1, s2, ...]] "
+                "(or one string with a newline between its sentences), several as [ref1, ref2, ...] with each a "
+                "list of sentences or a string")
         if isinstance(r, str):
             R.append([r])
             continue
@@ -619,7 +624,10 @@ def rouge155(
         one sentence per line, or a list of sentence strings.
     refs : sequence
         Per pair, one reference summary (``str``) or a list of references
-        (each a ``str`` or a list of sentences).
+        (each a ``str`` or a list of sentences).  A list of strings is
+        several references; where the hypotheses are lists of sentences, a
+        list of two or more strings is refused as ambiguous (one reference's
+        sentences are written ``[[s1, s2, ...]]``).
     metrics : sequence of str
         See the module docstring: ``rouge1`` ... ``rougeN``, ``rougeL``,
         ``rougeW-1.2`` (any weight), ``rougeS4``, ``rougeSU4`` (any gap),
