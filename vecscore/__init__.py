@@ -53,10 +53,21 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from vecscore.bleu import BLEU, BLEUScore, bleu_statistics, corpus_bleu, corpus_bleu_from_stats, sentence_bleu
-    from vecscore.bleu import sentence_bleu_from_stats
+    from vecscore.bleu import (
+        BLEU,
+        BLEUScore,
+        bleu_statistics,
+        corpus_bleu,
+        corpus_bleu_from_stats,
+        sentence_bleu,
+        sentence_bleu_from_stats,
+    )
     from vecscore.bleu_nltk import nltk_corpus_bleu, nltk_sentence_bleu
-    from vecscore.errors import EmptyTokenizationWarning, UndefinedMetricWarning, VecscoreError
+    from vecscore.errors import (
+        EmptyTokenizationWarning,
+        UndefinedMetricWarning,
+        VecscoreError,
+    )
     from vecscore.memory import tune_memory
     from vecscore.results import RougeResult, Score
     from vecscore.rouge_scorer import RougeScorer

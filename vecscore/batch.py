@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import RowError, VecscoreError
 from vecscore.inputs import (
     check_units,
     input_kind,
@@ -149,7 +149,7 @@ def _ids_batch(rows) -> tuple[Ragged, int]:
     flat = np.concatenate(arrays) if arrays else np.empty(0, np.int64)
     if flat.size and flat.min() < 0:
         row = int(np.searchsorted(offsets, int(np.argmax(flat < 0)), side="right") - 1)
-        raise VecscoreError(f"text {row} has a negative token id; token ids must be >= 0")
+        raise RowError(row, "{row} has a negative token id; token ids must be >= 0")
     uniq, inv = np.unique(flat, return_inverse=True)
     return Ragged(inv.astype(np.int64).reshape(-1), offsets), len(uniq)
 

@@ -42,7 +42,7 @@ vecscore                               sacreBLEU 2.6
 from __future__ import annotations
 
 import json
-import warnings
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import methodcaller
@@ -50,8 +50,16 @@ from operator import methodcaller
 import numpy as np
 
 from vecscore import bleu_formulas as bf
-from vecscore.errors import VecscoreError, VecscoreWarning
-from vecscore.inputs import as_rows, check_units, input_kind, normalize_refs, resolve_layout
+from vecscore.errors import VecscoreError, VecscoreWarning, warn
+from vecscore.inputs import (
+    as_rows,
+    check_unicode,
+    check_units,
+    input_kind,
+    normalize_refs,
+    resolve_layout,
+    rows_named,
+)
 from vecscore.parallel import accepts_workers
 from vecscore.plain import bleu as plain_bleu
 from vecscore.plain import bleu_formulas as plain_formulas
@@ -231,17 +239,34 @@ def _check_kind(kind: str, opts: _Options) -> None:
         )
 
 
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _warn_cjk(hyps, kind: str, opts: _Options) -> None:
+    """Warn when most of the hypotheses' characters are Chinese, Japanese or Korean and the tokenizer is a word one."""
+    if kind != "text" or opts.tokenize not in ("13a", "intl"):
+        return
+    sample = "".join(hyps[:200])
+    letters = sum(1 for c in sample if not c.isspace())
+    if letters and len(_CJK.findall(sample)) * 2 > letters:
+        warn(
+            f"the hypotheses look like Chinese, Japanese or Korean text, which tokenize={opts.tokenize!r} does not "
+            "split into words, so BLEU counts whole phrases as tokens and comes out very low. Use tokenize='zh' "
+            "for Chinese (sacreBLEU's choice for WMT) or tokenize='char' (Japanese, Korean)",
+            VecscoreWarning,
+        )
+
+
 def _warn_tokenized(hyps, kind: str, opts: _Options) -> None:
     if opts.force or kind != "text":
         return
     n = sum(map(methodcaller("endswith", " ."), hyps))
     if n >= _TOKENIZED_LIMIT:
-        warnings.warn(
+        warn(
             f"{n} hypotheses end in a tokenized period (' .'): it looks like you forgot to detokenize your test "
             "data, which may hurt your score (sacreBLEU's warning). If your data is detokenized, or you don't "
             "care, pass force=True.",
             TokenizedInputWarning,
-            stacklevel=3,
         )
 
 
@@ -257,8 +282,10 @@ def _stats(hyps, refs, opts: _Options, refs_layout: str):
     hyps = as_rows(hyps, "hyps")
     kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
     _check_kind(kind, opts)
+    check_unicode(hyps, "hyps")
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
+        check_unicode(refs, "refs")
     layout = resolve_layout(refs, len(hyps), _check_layout(refs_layout))
     options = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
@@ -266,8 +293,9 @@ def _stats(hyps, refs, opts: _Options, refs_layout: str):
         stats = plain_bleu.bleu_stats(hyps, *plain, max_order=opts.max_ngram_order,
                                       brevity_penalty=opts.brevity_penalty, **options)
         return stats, kind, plain_formulas
-    stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order, brevity_penalty=opts.brevity_penalty,
-                                   refs_layout=layout, **options)
+    with rows_named(hyps, refs, layout):
+        stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order,
+                                       brevity_penalty=opts.brevity_penalty, refs_layout=layout, **options)
     return stats, kind, bf
 
 
@@ -386,8 +414,10 @@ def corpus_bleu(
     """
     opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, force)
+    hyps = as_rows(hyps, "hyps")
     stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
     _warn_tokenized(hyps, kind, opts)
+    _warn_cjk(hyps, kind, opts)
     return _corpus_result(stats, opts, formulas)
 
 
@@ -426,7 +456,9 @@ def sentence_bleu(
                                 "(sacreBLEU's sentence_bleu(hypothesis, [ref1, ref2, ...])), not a single string")
         stats, _, formulas = _stats([hyps], [as_rows(refs, "refs")], opts, "per-example")
         return _sentence_result(stats, opts, formulas)[0]
-    stats, _, formulas = _stats(hyps, refs, opts, refs_layout)
+    hyps = as_rows(hyps, "hyps")
+    stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
+    _warn_cjk(hyps, kind, opts)
     return _sentence_result(stats, opts, formulas)
 
 

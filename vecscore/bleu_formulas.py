@@ -33,14 +33,13 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.errors import UndefinedMetricWarning, VecscoreError
+from vecscore.errors import UndefinedMetricWarning, VecscoreError, warn
 
 __all__ = [
     "COMPILED",
@@ -524,11 +523,10 @@ def _nltk_scores(num, den, hyp_len, ref_len, last5, last_len, weights, smoothing
             f"failing rows {rows}; pass on_error='nan' to get NaN for them"
         )
     if smoothing in ("method0", None) and (num[:, alive] == 0).any():
-        warnings.warn(
+        warn(
             "some n-gram orders have no overlap: nltk's method0 gives them sys.float_info.min, "
             "so BLEU is close to 0; consider a smoothing method",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
     p = _smooth_nltk(smoothing, num.astype(np.float64), den.astype(np.float64), hyp_len, last5, last_len,
                      epsilon, alpha, k, kernels.log)

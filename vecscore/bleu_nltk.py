@@ -25,7 +25,7 @@ import numpy as np
 
 from vecscore import bleu_formulas as bf
 from vecscore.errors import VecscoreError
-from vecscore.inputs import input_kind
+from vecscore.inputs import as_rows, check_unicode, input_kind, rows_named
 from vecscore.plain import bleu as plain_bleu
 from vecscore.plain import bleu_formulas as plain_formulas
 from vecscore.stats import check_brevity_penalty
@@ -70,8 +70,17 @@ def _max_order(weights, method: str) -> int:
 def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout):
     """``(stats, formulas)``: the statistics, and the formulas of the route that computed them."""
     check_brevity_penalty(brevity_penalty)
-    if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
-        raise VecscoreError("hyps must be a sequence of token lists")
+    hyps = as_rows(hyps, "hyps")
+    check_unicode(hyps, "hyps")
+    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+        refs = as_rows(refs, "refs")
+        check_unicode(refs, "refs")
+    if hyps and isinstance(hyps[0], (list, tuple)) and hyps[0] and isinstance(hyps[0][0], (list, tuple)):
+        raise VecscoreError(
+            "hyps[0] is a list of token lists, which is what NLTK's references look like: NLTK's corpus_bleu and "
+            "sentence_bleu take the references first, vecscore's nltk_* functions take the hypotheses first: "
+            "nltk_corpus_bleu(hypotheses, list_of_references)"
+        )
     kind = input_kind(hyps)
     if kind == "text":
         if tokenize is None:
@@ -89,7 +98,8 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize, refs_layout=refs_layout)
     if plain is not None:
         return plain_bleu.bleu_stats(hyps, *plain, kind=kind, **options), plain_formulas
-    return _compiled_stats(hyps, refs, refs_layout=refs_layout, **options), bf
+    with rows_named(hyps, refs, refs_layout):
+        return _compiled_stats(hyps, refs, refs_layout=refs_layout, **options), bf
 
 
 def _compiled_stats(hyps, refs, **options):

@@ -1,11 +1,25 @@
 """vecscore's exception and warning classes."""
 from __future__ import annotations
 
-__all__ = ["VecscoreError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning", "warn"]
+__all__ = ["VecscoreError", "RowError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning",
+           "warn"]
 
 
 class VecscoreError(ValueError):
     """Bad input or options.  The message names the row and the fix."""
+
+
+class RowError(VecscoreError):
+    """An error about one text of a call, known by its position among all texts (hypotheses, then references).
+
+    The public functions catch it and say which of the user's rows it is
+    (``hyps[3]``, ``refs[2][1]``): ``template`` holds ``{row}`` where the name goes.
+    """
+
+    def __init__(self, row: int, template: str):
+        self.row = int(row)
+        self.template = template
+        super().__init__(template.format(row=f"text {self.row}"))
 
 
 class VecscoreWarning(UserWarning):

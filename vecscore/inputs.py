@@ -17,15 +17,17 @@ the small-batch route (:mod:`vecscore.plain`) start here.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from contextlib import contextmanager
 from itertools import chain
 
 import numpy as np
 
-from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
+from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs",
-           "warn_empty_rows"]
+           "warn_empty_rows", "check_unicode", "user_row", "rows_named"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
@@ -69,6 +71,61 @@ def _plain_str(items: list) -> list:
     if set(map(type, items)) <= {str}:
         return items
     return [str.__getitem__(x, slice(None)) if isinstance(x, str) and type(x) is not str else x for x in items]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_unicode(rows, what: str) -> None:
+    """Refuse text that is not valid Unicode: a lone surrogate (from bytes decoded with ``surrogateescape``
+    or a broken JSON escape) cannot be encoded, and the official tools disagree on what it is.
+
+    ``rows`` is a list whose items are texts, or (nested) lists of texts; the
+    error names the user's item, e.g. ``refs[3][1]``.
+    """
+    try:
+        if all(map(str.isascii, rows)):
+            return
+    except TypeError:  # not all str: walk the items
+        pass
+    for i, x in enumerate(rows):
+        if isinstance(x, str):
+            if not x.isascii():
+                m = _SURROGATE.search(x)
+                if m:
+                    raise VecscoreError(
+                        f"{what}[{i}] has a lone surrogate (U+{ord(m.group()):04X}) at character {m.start()}, which is "
+                        "not valid Unicode text; decode the input with errors='replace' or remove the character"
+                    )
+        elif isinstance(x, (list, tuple)):
+            check_unicode(x, f"{what}[{i}]")
+
+
+def user_row(row: int, hyps, refs, refs_layout: str = "per-example") -> str:
+    """The user's name of text ``row`` of a call (hypotheses first, then the flattened references)."""
+    n_pairs = len(hyps)
+    if row < n_pairs:
+        return f"hyps[{row}]"
+    try:
+        _, ptr = normalize_refs(refs, n_pairs, input_kind(hyps), refs_layout)
+    except VecscoreError:
+        return f"reference {row - n_pairs} (counting all pairs' references)"
+    k = row - n_pairs
+    i = int(np.searchsorted(ptr, k, side="right") - 1)
+    if refs_layout == "streams":
+        return f"reference {k - int(ptr[i]) + 1} of pair {i}"
+    single = ptr[i + 1] - ptr[i] == 1 and not isinstance(refs[i], (list, tuple))
+    return f"refs[{i}]" if single else f"refs[{i}][{k - int(ptr[i])}]"
+
+
+@contextmanager
+def rows_named(hyps, refs, refs_layout: str = "per-example"):
+    """Turn a :class:`~vecscore.errors.RowError` raised inside the block into the user's terms."""
+    try:
+        yield
+    except RowError as exc:
+        name = user_row(exc.row, hyps, refs, refs_layout)
+        raise VecscoreError(exc.template.format(row=name)) from None
 
 
 def input_kind(hyps) -> str:

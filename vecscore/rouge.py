@@ -19,7 +19,7 @@ import numpy as np
 from vecscore._version import __version__
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.fscore import check_weighting
-from vecscore.inputs import as_rows
+from vecscore.inputs import as_rows, check_unicode, rows_named
 from vecscore.multiref import check_multi_ref, combine
 from vecscore.parallel import accepts_workers
 from vecscore.plain.rouge import plain_stats
@@ -163,6 +163,10 @@ def rouge(
     if isinstance(metrics, str):
         metrics = [metrics]
     hyps = as_rows(hyps, "hyps")
+    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+        refs = as_rows(refs, "refs")
+        check_unicode(refs, "refs")
+    check_unicode(hyps, "hyps")
     parsed = validate_metrics(metrics)
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
@@ -176,13 +180,14 @@ def rouge(
     transform = _make_transform(tokenizer, stemmer, stopwords)
     options = dict(tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
                    sentences=need_sentences, wlcs=wlcs)
-    found = plain_stats(hyps, refs, parsed, **options)
-    if found is None:
-        from vecscore.rouge_compiled import (
-            compiled_stats,  # numba loads only on this route
-        )
+    with rows_named(hyps, refs, refs_layout):
+        found = plain_stats(hyps, refs, parsed, **options)
+        if found is None:
+            from vecscore.rouge_compiled import (
+                compiled_stats,  # numba loads only on this route
+            )
 
-        found = compiled_stats(hyps, refs, parsed, **options)
+            found = compiled_stats(hyps, refs, parsed, **options)
     per_metric, ref_ptr = found
     scores, stats = {}, {}
     for name, (kind, param), (hits, hyp_count, ref_count, inverse) in zip(metrics, parsed, per_metric):

@@ -104,7 +104,7 @@ from vecscore import route as _route
 from vecscore._version import __version__
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 from vecscore.fscore import f_measure, safe_ratio
-from vecscore.inputs import as_rows
+from vecscore.inputs import as_rows, check_unicode
 from vecscore.kernels.skipgrams import (  # NumPy only
     UNI_ALL,
     UNI_NONE,
@@ -237,6 +237,8 @@ def _summary(x, what: str) -> str:
 
 def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
     hyps, refs = as_rows(hyps, "hyps"), as_rows(refs, "refs")
+    check_unicode(hyps, "hyps")
+    check_unicode(refs, "refs")
     if len(hyps) != len(refs):
         raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; they must have the same length")
     fast = _layout_fast(hyps, refs)

@@ -4,9 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-
 from vecscore.errors import VecscoreError
-
 from vecscore.rouge155 import DEFAULT_METRICS_155, rouge155  # noqa: F401
 
 __all__ = ["Rouge155Args", "rouge155_args"]

@@ -8,9 +8,8 @@ import numpy as np
 from vecscore.errors import VecscoreError
 from vecscore.plain.rouge155_bootstrap import perl_bootstrap_means as _plain_bootstrap
 from vecscore.results import RougeResult, Score
-from vecscore.route import use_plain
-
 from vecscore.rouge155 import perl_round5, rouge155  # noqa: F401
+from vecscore.route import use_plain
 
 __all__ = ["perl_average", "PLAIN_MAX_BOOTSTRAP_PAIRS"]
 

@@ -34,11 +34,12 @@ import numpy as np
 
 from vecscore.batch import build_batch
 from vecscore.counts import ngram_keys
-from vecscore.parallel import accepts_workers
 from vecscore.errors import VecscoreError
 from vecscore.fscore import check_weighting
+from vecscore.inputs import as_rows, check_unicode, rows_named
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
 from vecscore.multiref import check_multi_ref, combine
+from vecscore.parallel import accepts_workers
 from vecscore.results import RougeResult, Score
 from vecscore.rouge import _make_transform
 from vecscore.text.tokenizers import resolve_tokenizer
@@ -104,9 +105,15 @@ def rouge_weighted(
             vocab[out] = len(out)
         return out
 
+    hyps = as_rows(hyps, "hyps")
+    check_unicode(hyps, "hyps")
+    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+        refs = as_rows(refs, "refs")
+        check_unicode(refs, "refs")
     if len(hyps) and not isinstance(hyps[0], (str, list, tuple)):
         raise VecscoreError("word-length-weighted ROUGE needs text or string tokens, not token ids")
-    batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform)
+    with rows_named(hyps, refs):
+        batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform)
     # build_batch numbers the transformed vocabulary in order of first output, as this dict does
     w = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
     if len(w) < batch.n_vocab:

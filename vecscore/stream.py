@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vecscore.exactsum import ExactSum
 from vecscore.errors import VecscoreError
+from vecscore.exactsum import ExactSum
 from vecscore.parallel import numba_threads
 
 __all__ = [
@@ -169,8 +169,8 @@ class Rouge155Spec:
 
     def summary(self, n: int, means: dict, sums: dict) -> dict:
         """Exact means of the per-summary scores, and ``pooled`` (the script's ``-t 1`` without resampling)."""
-        from vecscore.rouge155 import perl_average
         from vecscore.results import RougeResult, Score
+        from vecscore.rouge155 import perl_average
 
         out = {"name": self.name, **_mean_scores(self.metrics, means)}
         if n and all(f"{m}_hits" in sums for m in self.metrics):
@@ -207,7 +207,8 @@ class BleuSpec:
     def score(self, hyps, refs):
         from vecscore.bleu import bleu_statistics, sentence_bleu_from_stats
 
-        st = bleu_statistics(hyps, refs, **{k: v for k, v in self.options.items() if k in _BLEU_STAT_OPTIONS})
+        st = bleu_statistics(hyps, refs, refs_layout="per-example",
+                             **{k: v for k, v in self.options.items() if k in _BLEU_STAT_OPTIONS})
         scored = sentence_bleu_from_stats(st, **self._score_options())
         stats = {"bleu_sys_len": st.sys_len, "bleu_ref_len": st.ref_len, "bleu_nrefs": st.nrefs}
         for k in range(st.max_order):

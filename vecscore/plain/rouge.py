@@ -22,7 +22,7 @@ from collections import Counter
 
 import numpy as np
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import RowError, VecscoreError
 from vecscore.inputs import check_units, input_kind, normalize_refs, warn_empty_rows
 from vecscore.route import COST, text_chars, use_plain
 from vecscore.text.tokenizers import plain_tokenizer
@@ -54,8 +54,8 @@ def _check_tokens(texts, tokenizer) -> None:
         for toks in sents:
             bad = next((t for t in toks if not isinstance(t, str)), None)
             if bad is not None:
-                raise VecscoreError(f"the tokenizer returned a non-string token {bad!r} for text {i}; it must return "
-                                    "list[str]")
+                raise RowError(i, f"the tokenizer returned a non-string token {bad!r} for {{row}}; it must return "
+                                  "list[str]")
 
 
 def _id_rows(rows):
@@ -63,7 +63,7 @@ def _id_rows(rows):
     for row, r in enumerate(rows):
         a = np.asarray(r, dtype=np.int64).reshape(-1)
         if a.size and a.min() < 0:
-            raise VecscoreError(f"text {row} has a negative token id; token ids must be >= 0")
+            raise RowError(row, "{row} has a negative token id; token ids must be >= 0")
         out.append([a.tolist()])
     return out
 

@@ -27,7 +27,12 @@ goes to the kernels even when its text is short enough for the plain route.
 """
 from __future__ import annotations
 
-from vecscore.plain.rouge155_bags import ngram_hits, segment_argmax, segment_sum_seq, skip_bigram_hits
+from vecscore.plain.rouge155_bags import (
+    ngram_hits,
+    segment_argmax,
+    segment_sum_seq,
+    skip_bigram_hits,
+)
 from vecscore.plain.rouge155_bootstrap import perl_bootstrap_means
 from vecscore.plain.rouge155_lcs import union_lcs_hits, wlcs_stats
 from vecscore.plain.rouge155_text import PerlStreams, Rows, perl_streams

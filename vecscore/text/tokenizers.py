@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import RowError, VecscoreError
 
 if TYPE_CHECKING:  # pragma: no cover
     from vecscore.text.spans import TokenSpans
@@ -167,5 +167,5 @@ def tokenize(texts: Sequence[str], tokenizer="rouge-score", *, lowercase: bool =
     for i, toks in enumerate(lists):
         bad = next((t for t in toks if not isinstance(t, str)), None)
         if bad is not None:
-            raise VecscoreError(f"the tokenizer returned a non-string token {bad!r} for text {i}; it must return list[str]")
+            raise RowError(i, f"the tokenizer returned a non-string token {bad!r} for {{row}}; it must return list[str]")
     return spans_from_token_lists(lists)
