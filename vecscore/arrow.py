@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.stream import CorpusAccumulator, ScoreChunk, make_spec, score_batches
 
 __all__ = ["score_table", "table_inputs", "corpus_from_table", "append_columns"]
@@ -24,7 +24,7 @@ def _pa():
     try:
         import pyarrow as pa
     except ImportError:  # pragma: no cover - depends on the environment
-        raise VecscoreError("score_table needs pyarrow: pip install 'vecscore[parquet]'") from None
+        raise MissingDependencyError("score_table needs pyarrow: pip install 'vecscore[parquet]'") from None
     return pa
 
 

@@ -34,7 +34,7 @@ from vecscore.cli_io import (
     progress_bar,
     write_json,
 )
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.io import count_lines, detect_format, iter_input, iter_text, prefetch
 from vecscore.memory import tune_memory
 from vecscore.multiref import MULTI_REF
@@ -284,6 +284,8 @@ def score_rows(spec, rows, stats: bool) -> ScoreChunk:
     """Score one :class:`RowChunk`; errors name the file and line of the row."""
     try:
         columns, st, sig = spec.score(rows.hyps, rows.refs)
+    except MissingDependencyError:
+        raise  # about the options, not about these rows
     except VecscoreError as exc:
         msg = _ROW_REF.sub(lambda m: f"{m.group(1)} of {rows.where(int(m.group(2)))}"
                            if int(m.group(2)) < len(rows) else m.group(0), str(exc))

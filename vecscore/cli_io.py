@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 
 __all__ = ["OUTPUT_FORMATS", "output_format", "atomic_output", "make_writer", "progress_bar", "write_json"]
 
@@ -266,7 +266,7 @@ def make_writer(fmt: str, stream, *, stats: bool = False):
         try:
             return ParquetWriter(stream, stats)
         except ImportError:
-            raise VecscoreError("Parquet output needs pyarrow: pip install 'vecscore[parquet]'") from None
+            raise MissingDependencyError("Parquet output needs pyarrow: pip install 'vecscore[parquet]'") from None
     raise VecscoreError(f"no per-row writer for {fmt!r}; valid: jsonl, csv, tsv, parquet")
 
 

@@ -1,12 +1,16 @@
 """vecscore's exception and warning classes."""
 from __future__ import annotations
 
-__all__ = ["VecscoreError", "RowError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning",
+__all__ = ["VecscoreError", "MissingDependencyError", "RowError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning",
            "warn"]
 
 
 class VecscoreError(ValueError):
     """Bad input or options.  The message names the row and the fix."""
+
+
+class MissingDependencyError(VecscoreError, ImportError):
+    """An optional package that the asked-for option needs is not installed; the message says what to install."""
 
 
 class RowError(VecscoreError):

@@ -177,8 +177,18 @@ def check_units(rows, kind: str, what: str) -> None:
         )
 
 
+def _sequence(x) -> bool:
+    return not isinstance(x, (str, bytes)) and hasattr(x, "__iter__") and hasattr(x, "__len__")
+
+
 def _could_be_streams(refs, n_pairs: int) -> bool:
-    return len(refs) > 0 and all(isinstance(s, (list, tuple)) and len(s) == n_pairs for s in refs)
+    return len(refs) > 0 and all(_sequence(s) and len(s) == n_pairs for s in refs)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    return a == b
 
 
 def resolve_layout(refs, n_pairs: int, refs_layout: str) -> str:
@@ -198,7 +208,10 @@ def resolve_layout(refs, n_pairs: int, refs_layout: str) -> str:
     refs = refs if isinstance(refs, list) else as_rows(refs, "refs")
     if not _could_be_streams(refs, n_pairs):
         return "per-example"
-    if len(refs) != n_pairs or all(refs[k][i] == refs[i][k] for k in range(n_pairs) for i in range(k)):
+    if len(refs) != n_pairs:
+        return "streams"
+    square = [s if isinstance(s, (list, tuple)) else as_rows(s, "refs") for s in refs]
+    if all(_same(square[k][i], square[i][k]) for k in range(n_pairs) for i in range(k)):
         return "streams"  # the two readings agree when the square is symmetric (e.g. one pair)
     raise VecscoreError(
         f"refs could be read two ways: {n_pairs} reference streams (sacreBLEU's layout, refs[k][i]) or, per "

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 
 __all__ = [
     "read_lines",
@@ -367,7 +367,7 @@ def _pyarrow():
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - depends on the environment
-        raise VecscoreError("Parquet needs pyarrow: pip install 'vecscore[parquet]'") from None
+        raise MissingDependencyError("Parquet needs pyarrow: pip install 'vecscore[parquet]'") from None
     return pa, pq
 
 

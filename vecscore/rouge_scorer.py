@@ -19,9 +19,12 @@ downloads; pass text with one sentence per line instead.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from contextlib import contextmanager
 
 from vecscore.errors import VecscoreError
+from vecscore.inputs import as_rows
 from vecscore.results import RougeResult, Score
 from vecscore.rouge import rouge, validate_metrics
 
@@ -49,19 +52,39 @@ class RougeScorer:
 
     def score(self, target: str, prediction: str) -> dict[str, Score]:
         """Scores of one prediction against one target (rouge-score's order)."""
-        return _first(rouge([prediction], [target], **self._options))
+        with _named("prediction", "target"):
+            return _first(rouge([prediction], [target], **self._options))
 
     def score_multi(self, targets: Sequence[str], prediction: str) -> dict[str, Score]:
         """Per type, the target with the highest F (first on ties), as rouge-score."""
-        return _first(rouge([prediction], [list(targets)], multi_ref="best", **self._options))
+        with _named("prediction", "targets"):
+            return _first(rouge([prediction], [list(targets)], multi_ref="best", **self._options))
 
     def score_batch(self, targets: Sequence[str], predictions: Sequence[str]) -> RougeResult:
         """``score`` for every ``(targets[i], predictions[i])`` in one call."""
-        return rouge(predictions, targets, **self._options)
+        with _named("predictions", "targets"):
+            return rouge(predictions, targets, **self._options)
 
     def score_multi_batch(self, targets: Sequence[Sequence[str]], predictions: Sequence[str]) -> RougeResult:
         """``score_multi`` for every ``(targets[i], predictions[i])`` in one call."""
-        return rouge(predictions, [list(t) for t in targets], multi_ref="best", **self._options)
+        with _named("predictions", "targets"):
+            return rouge(predictions, [list(t) for t in as_rows(targets, "targets")], multi_ref="best", **self._options)
+
+
+_ROW = re.compile(r"\b(hyps|refs)(\[\d+\])?")
+
+
+@contextmanager
+def _named(hyps: str, refs: str):
+    """Errors in rouge-score's words: ``hyps[3]`` becomes ``predictions[3]``, ``refs[0]`` ``target``."""
+    try:
+        yield
+    except VecscoreError as exc:
+        def name(m):
+            word = hyps if m.group(1) == "hyps" else refs
+            return word + (m.group(2) or "") if word.endswith("s") else word
+
+        raise VecscoreError(_ROW.sub(name, str(exc))) from None
 
 
 def _first(result: RougeResult) -> dict[str, Score]:

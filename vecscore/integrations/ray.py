@@ -29,7 +29,7 @@ import pickle
 from collections.abc import Sequence
 
 from vecscore.arrow import _is_stat, _score_columns, score_table
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.stream import CorpusAccumulator, ScoreChunk, make_spec
 
 __all__ = ["score_dataset", "corpus_score", "RayScorer"]
@@ -40,7 +40,7 @@ def _ray():
         import ray
         import ray.data  # noqa: F401
     except ImportError:  # pragma: no cover - depends on the environment
-        raise VecscoreError("the Ray integration needs Ray Data: pip install 'vecscore[ray]'") from None
+        raise MissingDependencyError("the Ray integration needs Ray Data: pip install 'vecscore[ray]'") from None
     return ray
 
 

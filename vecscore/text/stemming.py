@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 
 __all__ = ["STEMMERS", "get_stemmer"]
 
@@ -20,7 +20,7 @@ def _porter() -> Callable[[str], str]:
     try:
         from nltk.stem import porter
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise VecscoreError("stemmer 'porter' needs NLTK: pip install 'vecscore[stem]'") from exc
+        raise MissingDependencyError("stemmer 'porter' needs NLTK: pip install 'vecscore[stem]'") from exc
     stemmer = porter.PorterStemmer()
     cache = _CACHE.setdefault("porter", {})
 

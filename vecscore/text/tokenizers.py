@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vecscore.errors import RowError, VecscoreError
+from vecscore.errors import MissingDependencyError, RowError, VecscoreError
 
 if TYPE_CHECKING:  # pragma: no cover
     from vecscore.text.spans import TokenSpans
@@ -98,7 +98,7 @@ def _jieba(hmm: bool) -> Callable[[str], list[str]]:
     try:
         import jieba
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise VecscoreError("tokenizer 'jieba' needs the jieba package: pip install 'vecscore[zh]'") from exc
+        raise MissingDependencyError("tokenizer 'jieba' needs the jieba package: pip install 'vecscore[zh]'") from exc
     jieba.setLogLevel(60)
 
     def cut(text: str) -> list[str]:
