@@ -61,8 +61,10 @@ def text_chars(*groups) -> int:
     """Characters in every ``str`` of the given sequences (other items count 16 each)."""
     total = 0
     for rows in groups:
-        for x in rows:
-            total += len(x) if isinstance(x, str) else 16
+        if set(map(type, rows)) <= {str}:  # the common case, at C speed
+            total += sum(map(len, rows))
+        else:
+            total += sum(len(x) if isinstance(x, str) else 16 for x in rows)
     return total
 
 

@@ -91,6 +91,9 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     """
     if not plain_supports(parsed, tokenizer):
         return None
+    cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
+    if not use_plain(True, lambda: text_chars(hyps), cost):  # the hypotheses alone decide a large batch
+        return None
     if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
         raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
     n = len(hyps)
@@ -98,7 +101,6 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     check_units(hyps, kind, "hyps")
     flat_refs, ref_ptr = normalize_refs(refs, n, kind, refs_layout)
     rows = list(hyps) + flat_refs
-    cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
     if not use_plain(True, lambda: text_chars(rows), cost):
         return None
     if kind == "ids":
