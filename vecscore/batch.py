@@ -27,7 +27,7 @@ import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
 from vecscore.inputs import (
-    check_units,
+    batch_rows,
     input_kind,
     normalize_refs,
     warn_empty_rows,
@@ -176,13 +176,8 @@ def build_batch(
     also records each text's sentences (its lines; see
     :mod:`vecscore.text.sentences`).
     """
-    if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
-        raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
-    n = len(hyps)
-    kind = input_kind(hyps)
-    check_units(hyps, kind, "hyps")
-    flat_refs, ref_ptr = normalize_refs(refs, n, kind, refs_layout)
-    rows = list(hyps) + flat_refs
+    kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
+    n = len(ref_ptr) - 1
     if kind == "ids":
         if transform is not None:
             raise VecscoreError("stemming and stopwords need text or string tokens, not token ids")

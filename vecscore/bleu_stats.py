@@ -1,22 +1,4 @@
-"""BLEU's integer sufficient statistics, per pair.
-
-For every (hypothesis, references) pair and n-gram orders ``1..K``:
-
-``sys_len``
-    hypothesis length in tokens;
-``ref_len``
-    the reference length that the brevity penalty uses: the *closest* to
-    ``sys_len`` (ties go to the shorter reference, as sacreBLEU and NLTK) or
-    the *shortest* (the mission documents, HuggingFace ``bleu``);
-``correct[:, n-1]``
-    hypothesis n-gram counts clipped by the n-gram's maximum count over the
-    pair's references, summed;
-``total[:, n-1]``
-    hypothesis n-grams, ``max(0, sys_len - n + 1)``.
-
-All int64.  Corpus BLEU is a function of their column sums only, so
-streaming, bootstrap resampling and distributed runs concatenate, index or
-sum :class:`BleuStats` and never look at the text again.
+"""BLEU's integer statistics per pair (:class:`~vecscore.stats.BleuStats`) on the compiled route.
 
 Counting: :func:`~vecscore.kernels.bleu_counts.clipped_counts` is one fused numba kernel, parallel over
 pairs, that hashes every order's n-grams of a pair into a small table

@@ -27,7 +27,8 @@ import numpy as np
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs",
-           "warn_empty_rows", "check_unicode", "user_row", "rows_named"]
+           "warn_empty_rows", "check_unicode", "user_row", "rows_named",
+           "batch_rows"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
@@ -126,6 +127,18 @@ def rows_named(hyps, refs, refs_layout: str = "per-example"):
     except RowError as exc:
         name = user_row(exc.row, hyps, refs, refs_layout)
         raise VecscoreError(exc.template.format(row=name)) from None
+
+
+def batch_rows(hyps, refs, refs_layout: str = "per-example") -> tuple[str, list, np.ndarray]:
+    """``(kind, rows, ref_ptr)`` of a checked batch: every text, hypotheses first, then the flattened references.
+
+    The references of pair ``i`` are rows ``n + ref_ptr[i] .. n + ref_ptr[i + 1]``.
+    """
+    hyps = as_rows(hyps, "hyps")
+    kind = input_kind(hyps)
+    check_units(hyps, kind, "hyps")
+    flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
+    return kind, hyps + flat_refs, ref_ptr
 
 
 def input_kind(hyps) -> str:

@@ -23,7 +23,7 @@ from collections import Counter
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.inputs import check_units, input_kind, normalize_refs, warn_empty_rows
+from vecscore.inputs import batch_rows, warn_empty_rows
 from vecscore.route import COST, text_chars, use_plain
 from vecscore.text.tokenizers import plain_tokenizer
 
@@ -94,13 +94,8 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
     if not use_plain(True, lambda: text_chars(hyps), cost):  # the hypotheses alone decide a large batch
         return None
-    if isinstance(hyps, (str, bytes)) or not hasattr(hyps, "__len__"):
-        raise VecscoreError("hyps must be a sequence of texts (a list of str), not a single string")
-    n = len(hyps)
-    kind = input_kind(hyps)
-    check_units(hyps, kind, "hyps")
-    flat_refs, ref_ptr = normalize_refs(refs, n, kind, refs_layout)
-    rows = list(hyps) + flat_refs
+    kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
+    n = len(ref_ptr) - 1
     if not use_plain(True, lambda: text_chars(rows), cost):
         return None
     if kind == "ids":
