@@ -53,12 +53,12 @@ from vecscore import bleu_formulas as bf
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.inputs import (
     as_rows,
-    check_unicode,
     check_units,
     input_kind,
     normalize_refs,
     resolve_layout,
     rows_named,
+    unicode_errors,
 )
 from vecscore.parallel import accepts_workers
 from vecscore.plain import bleu as plain_bleu
@@ -282,18 +282,16 @@ def _stats(hyps, refs, opts: _Options, refs_layout: str):
     hyps = as_rows(hyps, "hyps")
     kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
     _check_kind(kind, opts)
-    check_unicode(hyps, "hyps")
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
-        check_unicode(refs, "refs")
     layout = resolve_layout(refs, len(hyps), _check_layout(refs_layout))
     options = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
     if plain is not None:
-        stats = plain_bleu.bleu_stats(hyps, *plain, max_order=opts.max_ngram_order,
+        stats = plain_bleu.bleu_stats(*plain, max_order=opts.max_ngram_order,
                                       brevity_penalty=opts.brevity_penalty, **options)
         return stats, kind, plain_formulas
-    with rows_named(hyps, refs, layout):
+    with rows_named(hyps, refs, layout), unicode_errors(hyps, refs):
         stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order,
                                        brevity_penalty=opts.brevity_penalty, refs_layout=layout, **options)
     return stats, kind, bf

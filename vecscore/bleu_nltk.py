@@ -25,7 +25,7 @@ import numpy as np
 
 from vecscore import bleu_formulas as bf
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, check_unicode, input_kind, rows_named
+from vecscore.inputs import as_rows, input_kind, rows_named, unicode_errors
 from vecscore.plain import bleu as plain_bleu
 from vecscore.plain import bleu_formulas as plain_formulas
 from vecscore.stats import check_brevity_penalty
@@ -71,10 +71,8 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
     """``(stats, formulas)``: the statistics, and the formulas of the route that computed them."""
     check_brevity_penalty(brevity_penalty)
     hyps = as_rows(hyps, "hyps")
-    check_unicode(hyps, "hyps")
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
-        check_unicode(refs, "refs")
     if hyps and isinstance(hyps[0], (list, tuple)) and hyps[0] and isinstance(hyps[0][0], (list, tuple)):
         raise VecscoreError(
             "hyps[0] is a list of token lists, which is what NLTK's references look like: NLTK's corpus_bleu and "
@@ -97,8 +95,8 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
                    brevity_penalty=brevity_penalty)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize, refs_layout=refs_layout)
     if plain is not None:
-        return plain_bleu.bleu_stats(hyps, *plain, kind=kind, **options), plain_formulas
-    with rows_named(hyps, refs, refs_layout):
+        return plain_bleu.bleu_stats(*plain, kind=kind, **options), plain_formulas
+    with rows_named(hyps, refs, refs_layout), unicode_errors(hyps, refs):
         return _compiled_stats(hyps, refs, refs_layout=refs_layout, **options), bf
 
 

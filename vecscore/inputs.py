@@ -28,7 +28,7 @@ from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, w
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs",
            "warn_empty_rows", "check_unicode", "user_row", "rows_named",
-           "batch_rows"]
+           "batch_rows", "unicode_errors", "plain_str"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
@@ -43,8 +43,8 @@ def as_rows(rows, what: str) -> list:
     NumPy array or a custom sequence all give their items in iteration order.
     A ``Sequence`` whose ``len()`` disagrees with the items it yields is
     refused, as are a single string and objects that are not iterable.
-    ``str`` subclasses become plain ``str`` with the same characters, so no
-    overridden method changes a score, on any route.
+    (``str`` subclasses are made plain where Python code would call their
+    methods: :func:`plain_str`.)
     """
     if isinstance(rows, (str, bytes)):
         raise VecscoreError(f"{what} must be a sequence of texts (e.g. a list of str), not a single string "
@@ -64,11 +64,16 @@ def as_rows(rows, what: str) -> list:
         if claimed != len(items):
             raise VecscoreError(f"{what} reports len() = {claimed} but yields {len(items)} items; pass a list "
                                 f"(e.g. list({what}))")
-    return _plain_str(items)
+    return items
 
 
-def _plain_str(items: list) -> list:
-    """``items`` with every ``str`` subclass instance replaced by a plain ``str`` of the same characters."""
+def plain_str(items: list) -> list:
+    """``items`` with every ``str`` subclass instance replaced by a plain ``str`` of the same characters.
+
+    The kernels read a text's characters in place, so an overridden method
+    (``lower``, ``split``) never changes a score there; the Python routes call
+    this first so that it does not change one there either.
+    """
     if set(map(type, items)) <= {str}:
         return items
     return [str.__getitem__(x, slice(None)) if isinstance(x, str) and type(x) is not str else x for x in items]
@@ -117,6 +122,22 @@ def user_row(row: int, hyps, refs, refs_layout: str = "per-example") -> str:
         return f"reference {k - int(ptr[i]) + 1} of pair {i}"
     single = ptr[i + 1] - ptr[i] == 1 and not isinstance(refs[i], (list, tuple))
     return f"refs[{i}]" if single else f"refs[{i}][{k - int(ptr[i])}]"
+
+
+@contextmanager
+def unicode_errors(hyps, refs):
+    """On the compiled route: an encoding failure becomes :func:`check_unicode`'s error naming the row.
+
+    (The plain route checks up front; on a large batch that pass would cost
+    a read of every string, so the kernels' own encoding finds the problem.)
+    """
+    try:
+        yield
+    except (UnicodeError, VecscoreError):
+        check_unicode(hyps, "hyps")
+        if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+            check_unicode(refs, "refs")
+        raise
 
 
 @contextmanager
@@ -271,8 +292,10 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
             f"got {n_pairs} hypotheses but {len(refs)} reference entries; they must have the same length "
             "(for sacreBLEU-style reference streams pass refs_layout='streams')"
         )
-    if (kind == "text" and _all_str(refs)) or all(_is_unit(r, kind) for r in refs):
-        return _plain_str(list(refs)), np.arange(n_pairs + 1, dtype=np.int64)
+    if kind == "text" and _all_str(refs):
+        return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
+    if all(_is_unit(r, kind) for r in refs):
+        return plain_str(list(refs)), np.arange(n_pairs + 1, dtype=np.int64)
     flat = []
     counts = np.empty(n_pairs, np.int64)
     for i, r in enumerate(refs):
@@ -292,7 +315,7 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
         counts[i] = len(r)
     ptr = np.zeros(n_pairs + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])
-    return _plain_str(flat), ptr
+    return plain_str(flat), ptr
 
 
 def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):

@@ -19,7 +19,7 @@ import numpy as np
 from vecscore._version import __version__
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.fscore import check_weighting
-from vecscore.inputs import as_rows, check_unicode, rows_named
+from vecscore.inputs import as_rows, rows_named, unicode_errors
 from vecscore.multiref import check_multi_ref, combine
 from vecscore.parallel import accepts_workers
 from vecscore.plain.rouge import plain_stats
@@ -165,8 +165,6 @@ def rouge(
     hyps = as_rows(hyps, "hyps")
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
-        check_unicode(refs, "refs")
-    check_unicode(hyps, "hyps")
     parsed = validate_metrics(metrics)
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
@@ -187,7 +185,8 @@ def rouge(
                 compiled_stats,  # numba loads only on this route
             )
 
-            found = compiled_stats(hyps, refs, parsed, **options)
+            with unicode_errors(hyps, refs):
+                found = compiled_stats(hyps, refs, parsed, **options)
     per_metric, ref_ptr = found
     scores, stats = {}, {}
     for name, (kind, param), (hits, hyp_count, ref_count, inverse) in zip(metrics, parsed, per_metric):

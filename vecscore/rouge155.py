@@ -104,7 +104,7 @@ from vecscore import route as _route
 from vecscore._version import __version__
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
 from vecscore.fscore import f_measure, safe_ratio
-from vecscore.inputs import as_rows, check_unicode
+from vecscore.inputs import as_rows, check_unicode, plain_str
 from vecscore.kernels.skipgrams import (  # NumPy only
     UNI_ALL,
     UNI_NONE,
@@ -224,7 +224,7 @@ def perl_round5(x) -> np.ndarray:
 
 def _summary(x, what: str) -> str:
     if isinstance(x, str):
-        return x
+        return x if type(x) is str else plain_str([x])[0]
     if isinstance(x, (list, tuple)):
         for j, s in enumerate(x):
             if not isinstance(s, str):
@@ -236,7 +236,7 @@ def _summary(x, what: str) -> str:
 
 
 def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
-    hyps, refs = as_rows(hyps, "hyps"), as_rows(refs, "refs")
+    hyps, refs = plain_str(as_rows(hyps, "hyps")), as_rows(refs, "refs")
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
     if len(hyps) != len(refs):

@@ -26,10 +26,11 @@ still falls back to the kernels for options it does not implement).
 from __future__ import annotations
 
 import os
+from itertools import islice
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "text_chars"]
+__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "text_chars", "capped_sum"]
 
 ROUTES = ("auto", "plain", "compiled")
 
@@ -57,14 +58,45 @@ def route() -> str:
     return value
 
 
+def _length(x) -> int:
+    return len(x) if isinstance(x, str) else 16
+
+
+def capped_sum(lengths) -> int:
+    """``sum(lengths)``, but it stops once past :data:`PLAIN_MAX_CHARS` (it then returns that plus one).
+
+    Enough to decide the route (a cost is at least 1), and cheap for a large
+    batch: every length read touches a string object scattered in memory.
+    """
+    cap = PLAIN_MAX_CHARS
+    total = 0
+    for block in _blocks(lengths):
+        total += sum(block)
+        if total > cap:
+            return cap + 1
+    return total
+
+
+def _blocks(lengths, size: int = 1024):
+    it = iter(lengths)
+    while True:
+        block = list(islice(it, size))
+        if not block:
+            return
+        yield block
+
+
 def text_chars(*groups) -> int:
-    """Characters in every ``str`` of the given sequences (other items count 16 each)."""
+    """Characters in every ``str`` of the given sequences (other items count 16 each), capped as :func:`capped_sum`."""
+    cap = PLAIN_MAX_CHARS
     total = 0
     for rows in groups:
-        if set(map(type, rows)) <= {str}:  # the common case, at C speed
-            total += sum(map(len, rows))
-        else:
-            total += sum(len(x) if isinstance(x, str) else 16 for x in rows)
+        rows = rows if isinstance(rows, (list, tuple)) else list(rows)
+        for i in range(0, len(rows), 1024):
+            block = rows[i : i + 1024]
+            total += sum(map(len, block)) if set(map(type, block)) <= {str} else sum(map(_length, block))
+            if total > cap:
+                return cap + 1
     return total
 
 

@@ -27,8 +27,8 @@ from itertools import chain
 import numpy as np
 
 from vecscore.errors import VecscoreError
-from vecscore.inputs import check_units, normalize_refs
-from vecscore.route import COST, use_plain
+from vecscore.inputs import check_unicode, check_units, normalize_refs, plain_str
+from vecscore.route import COST, capped_sum, text_chars, use_plain
 from vecscore.stats import BleuStats
 from vecscore.text.unicode_tables import ZH_FIXED_RANGES, ZH_RANGES
 
@@ -167,8 +167,8 @@ def cost_per_char(kind: str, tokenize: str | None) -> int:
 def text_size(kind: str, hyps, flat_refs) -> int:
     """The call's size for :func:`vecscore.route.use_plain`: characters of its texts (or of its tokens)."""
     if kind == "tokens":
-        hyps, flat_refs = chain.from_iterable(hyps), chain.from_iterable(flat_refs)
-    return sum(map(len, hyps)) + sum(map(len, flat_refs))
+        return capped_sum(map(len, chain(chain.from_iterable(hyps), chain.from_iterable(flat_refs))))
+    return text_chars(hyps, flat_refs)
 
 
 def _hyps_size(kind: str, hyps) -> int:
@@ -180,7 +180,10 @@ def _hyps_size(kind: str, hyps) -> int:
 
 
 def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: str):
-    """``(flat_refs, ref_ptr)``, validated, when the call takes the plain route; ``None`` for the compiled route.
+    """``(hyps, flat_refs, ref_ptr)``, validated, when the call takes the plain route; ``None`` for the compiled route.
+
+    Texts are checked for invalid Unicode and ``str`` subclasses made plain
+    (:func:`vecscore.inputs.plain_str`), as the kernels read only characters.
 
     The hypotheses alone decide first, so that a batch too big for the plain
     route goes to the compiled route without a validation pass of its own.
@@ -192,7 +195,9 @@ def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: st
     flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
     if not use_plain(True, lambda: text_size(kind, hyps, flat_refs), cost):
         return None
-    return flat_refs, ref_ptr
+    check_unicode(hyps, "hyps")
+    check_unicode(refs, "refs")
+    return plain_str(list(hyps)), plain_str(flat_refs), ref_ptr
 
 
 def tokenize_rows(rows, kind: str, name: str | None, lowercase: bool = False, first: int = 0) -> list[list[str]]:

@@ -23,7 +23,7 @@ from collections import Counter
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.inputs import batch_rows, warn_empty_rows
+from vecscore.inputs import batch_rows, check_unicode, plain_str, warn_empty_rows
 from vecscore.route import COST, text_chars, use_plain
 from vecscore.text.tokenizers import plain_tokenizer
 
@@ -94,7 +94,10 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
     if not use_plain(True, lambda: text_chars(hyps), cost):  # the hypotheses alone decide a large batch
         return None
+    check_unicode(hyps, "hyps")
+    check_unicode(refs, "refs")
     kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
+    rows = plain_str(rows)
     n = len(ref_ptr) - 1
     if not use_plain(True, lambda: text_chars(rows), cost):
         return None
