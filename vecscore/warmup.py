@@ -38,6 +38,11 @@ def _rouge() -> None:
     from vecscore.rouge import rouge
     from vecscore.rouge_scorer import RougeScorer
 
+    ascii_hyps, ascii_refs = _HYPS[:2], _REFS[:2]
+    for refs in (ascii_refs, [r[0] for r in ascii_refs]):  # the per-pair kernel: rougeN/rougeL on ASCII text
+        rouge(ascii_hyps, refs)
+        rouge(ascii_hyps, refs, metrics=["rouge1", "rouge2", "rouge3", "rouge4", "rougeL"])
+        rouge(_HYPS, refs + _REFS[2:] if isinstance(refs[0], list) else refs + [r[0] for r in _REFS[2:]])
     metrics = ["rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum", "rougeW"]
     for multi_ref in ("best", "best-recall", "pooled", "mean", "jackknife"):
         rouge(_HYPS, _REFS, metrics=metrics, multi_ref=multi_ref)
@@ -62,6 +67,10 @@ def _bleu() -> None:
     from vecscore.bleu_nltk import nltk_corpus_bleu, nltk_sentence_bleu
 
     streams = [[r[k] for r in _REFS] for k in range(2)]
+    for hyps, refs in ((_HYPS[:2], [s[:2] for s in streams]), (_HYPS, streams)):  # ASCII: the per-pair kernel
+        corpus_bleu(hyps, refs, refs_layout="streams")
+        sentence_bleu(hyps, refs[0])
+        sentence_bleu(hyps, refs, refs_layout="streams")
     for tokenize in ("13a", "intl", "char", "none"):
         corpus_bleu(_HYPS, streams, tokenize=tokenize, refs_layout="streams")
         sentence_bleu(_HYPS, [r[0] for r in _REFS], tokenize=tokenize)
