@@ -94,9 +94,9 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
     if not use_plain(True, lambda: text_chars(hyps), cost):  # the hypotheses alone decide a large batch
         return None
+    kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
-    kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     rows = plain_str(rows)
     n = len(ref_ptr) - 1
     if not use_plain(True, lambda: text_chars(rows), cost):
