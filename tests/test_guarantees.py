@@ -190,6 +190,11 @@ def _big_input(tmp_path: Path) -> tuple[Path, Path]:
     return h, r
 
 
+def _default_sigint():
+    """A shell without job control starts background jobs with SIGINT ignored; the child should see it as a user would."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_interrupt_leaves_no_partial_file(tmp_path, sig, code):
     h, r = _big_input(tmp_path)
@@ -198,7 +203,7 @@ def test_interrupt_leaves_no_partial_file(tmp_path, sig, code):
     proc = subprocess.Popen([sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", str(h), "--refs", str(r),
                              "--per-pair", "--chunk-size", "2000", "-o", str(out_dir / "scores.jsonl")],
                             cwd=ROOT, env={**os.environ, "VECSCORE_ROUTE": "plain"}, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_default_sigint)
     deadline = time.time() + 60
     while not any(out_dir.iterdir()) and time.time() < deadline:  # wait until the temporary file exists
         time.sleep(0.05)
