@@ -22,7 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore.batch import build_batch, intern
-from vecscore.bleu_stats import BleuStats, batch_stats, check_stats_args, stats_from_counts, stats_from_ids
+from vecscore.bleu_stats import (
+    BleuStats,
+    batch_stats,
+    check_stats_args,
+    stats_from_counts,
+    stats_from_ids,
+)
 from vecscore.errors import VecscoreError
 from vecscore.kernels.pair_bleu import FAST_MODES, pair_bleu_counts
 from vecscore.pair_rows import pair_rows

@@ -1,4 +1,9 @@
-"""Keep freed memory for reuse between large calls (Linux/glibc).
+"""Memory: the allocator setting of large calls, and the scratch of the per-pair kernels.
+
+The scratch of the per-pair kernels (:class:`PairMemoryError`, :class:`Slabs`,
+:func:`groups`) is described below, with the code.
+
+Keep freed memory for reuse between large calls (Linux/glibc).
 
 Every call allocates and frees large arrays (token spans, ids, counts).  With
 glibc's defaults, freed memory goes back to the operating system and the next
@@ -22,7 +27,11 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["tune_memory", "DEFAULT_TOP_PAD"]
+import numpy as np
+
+from vecscore.errors import VecscoreError
+
+__all__ = ["tune_memory", "DEFAULT_TOP_PAD", "PairMemoryError"]
 
 DEFAULT_TOP_PAD = 512 << 20
 _M_TOP_PAD = -2  # glibc's mallopt parameter number
@@ -45,3 +54,129 @@ def tune_memory(top_pad: int | None = None) -> bool:
         return bool(libc.mallopt(_M_TOP_PAD, int(top_pad)))
     except (OSError, AttributeError, ValueError):  # not glibc: nothing to tune
         return False
+
+
+# --------------------------------------------------------------------------------------
+# Scratch memory of the per-pair kernels
+# --------------------------------------------------------------------------------------
+#
+# The per-pair kernels (vecscore.kernels.pair_rouge, vecscore.kernels.pair_bleu) never
+# allocate inside their parallel loops: an allocation that fails there is lost (numba
+# cannot raise from a parallel region), and the call returned zeros.  Their callers size
+# every scratch array from the pairs' byte lengths, allocate it here, in Python, one slab
+# per thread and dtype, and the kernels carve the slabs.  A pair whose scratch is larger
+# than PARALLEL_SCRATCH runs on fewer threads (one slab per thread), so that a huge pair
+# costs its own scratch once, not once per thread.
+
+
+class PairMemoryError(MemoryError, VecscoreError):
+    """The scratch memory a pair of texts needs could not be allocated.
+
+    Both a :class:`MemoryError` and a :class:`vecscore.VecscoreError`; the
+    message names the pair (``hyps[i]``), its size, the memory it needs and
+    the fix.
+    """
+
+
+#: scratch bytes per thread up to which pairs are scored on every thread at once
+PARALLEL_SCRATCH = 64 << 20
+
+
+def _py(kernel):
+    """A kernel's Python function (for sizes computed on int arrays), whether numba is loaded, not
+    yet loaded, or disabled (``NUMBA_DISABLE_JIT=1``: the kernel is the function itself)."""
+    return getattr(kernel, "py_func", kernel)
+
+
+def table_slots(n):
+    """``1 << vecscore.kernels.ngrams._table_bits(n)`` of an int or an int array: the smallest power
+    of two ``>= max(2 * n, 16)``."""
+    x = np.maximum(2 * np.asarray(n, np.int64), 16)
+    return np.int64(1) << np.frexp((x - 1).astype(np.float64))[1].astype(np.int64)
+
+
+def segment_sums(values, ptr):
+    """``values[ptr[i]:ptr[i + 1]].sum()`` for every ``i`` (int64; empty segments give 0)."""
+    cs = np.zeros(len(values) + 1, np.int64)
+    np.cumsum(values, out=cs[1:])
+    return cs[ptr[1:]] - cs[ptr[:-1]]
+
+
+def groups(need, threads: int):
+    """``[(pairs, workers)]``: the pairs (indices into ``need``, bytes of scratch each) that run
+    together, and on how many threads.  Pairs needing at most :data:`PARALLEL_SCRATCH` run on
+    every thread; the others together, largest first, on as many threads as
+    ``threads * PARALLEL_SCRATCH`` bytes of scratch allow (at least one)."""
+    need = np.asarray(need, np.int64)
+    small = need <= PARALLEL_SCRATCH
+    out = []
+    if small.all():
+        return [(np.arange(len(need), dtype=np.int64), threads)] if len(need) else []
+    if small.any():
+        out.append((np.flatnonzero(small).astype(np.int64), threads))
+    big = np.flatnonzero(~small).astype(np.int64)
+    big = big[np.argsort(-need[big], kind="stable")]
+    workers = int(max(1, min(threads, len(big), (threads * PARALLEL_SCRATCH) // int(need[big[0]]))))
+    out.append((big, workers))
+    return out
+
+
+class Slabs:
+    """Per-thread scratch: for each dtype, one ``(workers, words)`` array (``arrays``) and the offsets
+    (``offsets``) of the named arrays of ``layout`` (``{dtype: [(name, count)]}``) in a row of it."""
+
+    def __init__(self, layout: dict, workers: int):
+        self.layout = layout  # dtype -> [(name, count)]
+        self.workers = workers
+        self.arrays = {}
+        self.offsets = {}
+        for dtype, parts in layout.items():
+            # each array from a cache line of its own, and consecutive arrays a different number of lines
+            # apart modulo a page (arrays read in step would otherwise meet in the same cache sets)
+            line = max(1, 64 // np.dtype(dtype).itemsize)
+            off = np.zeros(len(parts) + 1, np.int64)
+            for j, (_, c) in enumerate(parts):
+                off[j + 1] = off[j] + -(-int(c) // line) * line + line * (j % 7 + 1)
+            self.offsets[dtype] = off
+
+    @staticmethod
+    def per_worker_bytes(layout: dict):
+        """Bytes of one thread's slabs (an int64 array if the layout's counts are arrays)."""
+        return sum(np.dtype(dt).itemsize * sum(np.asarray(c, np.int64) for _, c in parts)
+                   for dt, parts in layout.items())
+
+    def allocate(self):
+        for dtype, off in self.offsets.items():
+            self.arrays[dtype] = np.empty((self.workers, max(int(off[-1]), 1)), dtype)
+        return self
+
+
+def allocate_slabs(layout: dict, workers: int, describe) -> Slabs:
+    """:class:`Slabs` of ``layout`` for ``workers`` threads, or for one thread if that many do not
+    fit; when one does not fit either, :class:`PairMemoryError` with ``describe(bytes)``."""
+    while True:
+        try:
+            return Slabs(layout, workers).allocate()
+        except MemoryError:
+            if workers == 1:
+                raise PairMemoryError(describe(int(Slabs.per_worker_bytes(layout)))) from None
+            workers = 1
+
+
+def gigabytes(n: int) -> str:
+    """``n`` bytes for a message."""
+    return f"{n / 1e9:.2f} GB" if n >= 10**7 else f"{n / 1e6:.1f} MB"
+
+
+def pair_message(what: str, p: int, hyp_bytes: int, ref_bytes: int, n_refs: int, need: int, per_byte: str) -> str:
+    """The message of a :class:`PairMemoryError` for pair ``p``."""
+    return (f"{what}: pair {p} (hyps[{p}]: {hyp_bytes:,} bytes; its {n_refs} reference(s): {ref_bytes:,} bytes) "
+            f"needs {gigabytes(need)} of scratch memory ({per_byte}), and allocating it failed. "
+            "Free memory or raise the process's memory limit (ulimit -v), or score shorter units "
+            "(split the texts into paragraphs or sentences and score those).")
+
+
+#: the message of a parallel kernel whose chunk could not allocate its scratch
+CHUNK_FAILED = ("vecscore: a chunk of pairs could not allocate its scratch memory inside a compiled kernel "
+                "(MemoryError). Free memory or raise the process's memory limit (ulimit -v), or score smaller "
+                "batches of shorter texts (split very long texts into paragraphs or sentences).")

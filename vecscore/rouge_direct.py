@@ -11,7 +11,10 @@ other rows are lowercased by ``str.lower()`` and encoded, as rouge-score
 sees them.  The integer statistics are the same as
 :func:`vecscore.batch.build_batch` plus :mod:`vecscore.counts` give (the tests
 compare the two routes); memory is the outputs and scratch for one pair per
-thread, plus the encoded non-ASCII rows.
+thread (bounded by the pair's bytes of text, see
+:mod:`vecscore.kernels.pair_rouge`), plus the encoded non-ASCII rows.  A pair
+whose scratch cannot be allocated raises :class:`vecscore.memory.PairMemoryError`
+naming it (``hyps[i]``) and the memory it needs.
 """
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["clipped_counts"]
 
@@ -42,7 +43,20 @@ def clipped_counts(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
     n_pairs = len(hyp_off) - 1
     out = np.zeros((n_pairs, max_order), np.int64)
     bounds = _chunks(n_pairs, 64)
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_mask, bounds, c,
+                                       out)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+@jit
+def _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_mask, bounds, c, out):
+    """The pairs of chunk ``c`` of :func:`clipped_counts`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         longest = 1
         longest_refs = 1
         for p in range(bounds[c], bounds[c + 1]):
@@ -114,6 +128,8 @@ def clipped_counts(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
                     if tpos[s] != -1:
                         total += min(hcnt[s], rmax[s])
                 out[p, n - 1] = total
-    return out
+    except Exception:
+        return False
+    return True
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.memory import CHUNK_FAILED
 
 # Flag bits, kept equal to vecscore.text.unicode_tables.
 FLAG_P = 1
@@ -444,7 +445,20 @@ def tokenize_codepoints(cps, offsets, byte_offsets, table, mode, chunk_bounds):
     ends = np.empty(offsets[n_texts], np.int64)
     counts = np.zeros(n_texts, np.int64)
     first = np.zeros(n_texts + 1, np.int64)
+    failed = np.zeros(len(chunk_bounds) - 1, np.bool_)
     for k in prange(len(chunk_bounds) - 1):
+        failed[k] = not _tokenize_chunk(cps, offsets, byte_offsets, table, mode, chunk_bounds, k, out, starts, ends,
+                                        counts, first)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out, starts, ends, counts, first
+
+
+@jit
+def _tokenize_chunk(cps, offsets, byte_offsets, table, mode, chunk_bounds, k, out, starts, ends, counts, first):
+    """The texts of chunk ``k`` of :func:`tokenize_codepoints`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         lo_t = chunk_bounds[k]
         hi_t = chunk_bounds[k + 1]
         longest = 0
@@ -460,7 +474,9 @@ def tokenize_codepoints(cps, offsets, byte_offsets, table, mode, chunk_bounds):
             first[i] = t
             counts[i], p = _tokenize_text(cps, offsets[i], offsets[i + 1], table, mode, a, b, out, p, starts, ends, t)
             t += counts[i]
-    return out, starts, ends, counts, first
+    except Exception:
+        return False
+    return True
 
 
 @jit

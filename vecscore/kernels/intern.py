@@ -15,7 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.swar import HIGH, LOW7, in_ranges, load_word, low_bits, range_adders
+from vecscore.kernels.swar import (
+    HIGH,
+    LOW7,
+    in_ranges,
+    load_word,
+    low_bits,
+    range_adders,
+)
+from vecscore.memory import CHUNK_FAILED
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -207,9 +215,9 @@ def intern_spans_exact(buf, starts, ends, hashes, fold, n_chunks):
     first = np.empty(n, np.int64)
     nv = np.empty(n_chunks, np.int64)
     for c in prange(n_chunks):
-        lo = bounds[c]
-        hi = bounds[c + 1]
-        nv[c] = _intern_subset(buf, starts, ends, hashes, fold, np.arange(lo, hi), ids[lo:hi], first[lo:hi])
+        nv[c] = _intern_chunk(buf, starts, ends, hashes, fold, bounds[c], bounds[c + 1], ids, first)
+    if (nv < 0).any():
+        raise MemoryError(CHUNK_FAILED)
     if n_chunks == 1:
         return ids, first[: nv[0]].copy()
     reps, moff = _chunk_representatives(first, bounds, nv)
@@ -218,6 +226,16 @@ def intern_spans_exact(buf, starts, ends, hashes, fold, n_chunks):
     g = _intern_subset(buf, starts, ends, hashes, fold, reps, gids, gfirst)
     _to_global_ids(ids, bounds, moff, gids)
     return ids, gfirst[:g].copy()
+
+
+@jit
+def _intern_chunk(buf, starts, ends, hashes, fold, lo, hi, ids, first):
+    """:func:`_intern_subset` of the tokens ``lo..hi-1`` (a chunk of :func:`intern_spans_exact`); -1 if its
+    scratch could not be allocated (an exception inside a parallel loop would be lost)."""
+    try:
+        return _intern_subset(buf, starts, ends, hashes, fold, np.arange(lo, hi), ids[lo:hi], first[lo:hi])
+    except Exception:
+        return -1
 
 
 @jit
@@ -276,6 +294,16 @@ def _intern_keys_range(keys, lo, hi, ids, first):
 
 
 @jit
+def _intern_keys_chunk(keys, lo, hi, ids, first):
+    """:func:`_intern_keys_range` (a chunk of :func:`intern_keys_chunked`); -1 if its table could not grow
+    (an exception inside a parallel loop would be lost)."""
+    try:
+        return _intern_keys_range(keys, lo, hi, ids, first)
+    except Exception:
+        return -1
+
+
+@jit
 def intern_keys(keys):
     """Dense ids for int64 ``keys``, in order of first occurrence.
 
@@ -302,7 +330,9 @@ def intern_keys_chunked(keys, n_chunks):
     first = np.empty(n, np.int64)
     nv = np.empty(n_chunks, np.int64)
     for c in prange(n_chunks):
-        nv[c] = _intern_keys_range(keys, bounds[c], bounds[c + 1], ids, first)
+        nv[c] = _intern_keys_chunk(keys, bounds[c], bounds[c + 1], ids, first)
+    if (nv < 0).any():
+        raise MemoryError(CHUNK_FAILED)
     if n_chunks == 1:
         return ids, first[: nv[0]].copy()
     reps, moff = _chunk_representatives(first, bounds, nv)

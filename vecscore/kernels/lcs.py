@@ -47,6 +47,7 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
 from vecscore.kernels.swar import popcount as _popcount
+from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["lcs_length_pairs", "union_lcs_hits_pairs", "prepare_pairs"]
 
@@ -107,16 +108,37 @@ def _lcs_short(a, b, mask1):
 
 
 @jit
+def lcs_long_words(m):
+    """``(items, words)``: the int64 and uint64 scratch :func:`_lcs_long_into` needs for a
+    shorter text of up to ``m`` tokens (``W = ceil(m / 64)``): six arrays of ``m + 1`` items
+    (ranks, counts, dense rows, bucket starts and fills, positions), and the dense match-mask
+    table (at most ``DENSE_BUDGET_WORDS``, or ``ALL_DENSE_WORDS`` when every symbol is dense)
+    plus two rows of ``W`` words.  Its ``py_func`` takes int arrays too."""
+    w = (m + 63) // 64
+    table = np.maximum(np.minimum(ALL_DENSE_WORDS, m * w), np.minimum(DENSE_BUDGET_WORDS, (m // 64) * w))
+    return 6 * (m + 1), table + 2 * w
+
+
+@jit
 def _lcs_long(a, b, slot):
+    """LCS of ``a`` and ``b`` for any ``len(b)`` (:func:`_lcs_long_into` with its scratch allocated here)."""
+    items, words = lcs_long_words(len(b))
+    return _lcs_long_into(a, b, slot, np.empty(items, np.int64), np.empty(words, np.uint64))
+
+
+@jit
+def _lcs_long_into(a, b, slot, items, words):
     """LCS of ``a`` and ``b`` for any ``len(b)``, bit-parallel over ceil(len(b)/64) words.
 
     ``slot`` is an all ``-1`` int64 scratch of ``vocab_size`` entries mapping a
     symbol to its local rank in ``b``; it is restored to all ``-1`` on return.
+    ``items`` (int64) and ``words`` (uint64) are scratch of at least the sizes
+    :func:`lcs_long_words` gives for ``len(b)``; nothing is allocated here.
     """
     m = len(b)
     W = (m + 63) // 64
-    syms = np.empty(m, np.int64)
-    cnt = np.zeros(m, np.int64)
+    syms = items[0:m]
+    cnt = items[m:2 * m]
     d = 0
     for j in range(m):
         s = b[j]
@@ -124,6 +146,7 @@ def _lcs_long(a, b, slot):
         if r < 0:
             slot[s] = d
             syms[d] = s
+            cnt[d] = 0
             r = d
             d += 1
         cnt[r] += 1
@@ -132,29 +155,37 @@ def _lcs_long(a, b, slot):
         thresh = 0
     else:
         thresh = max(64, (m * W + DENSE_BUDGET_WORDS - 1) // DENSE_BUDGET_WORDS)
-    dense_row = np.full(d, -1, np.int64)
+    dense_row = items[2 * m:3 * m]
     nd = 0
     for r in range(d):
         if cnt[r] >= thresh:
             dense_row[r] = nd
             nd += 1
-    table = np.zeros((nd, W), np.uint64)
+        else:
+            dense_row[r] = -1
+    table = words[0:nd * W]
+    table[:] = 0
     # counting sort of the positions of the sparse symbols by rank
-    start = np.zeros(d + 1, np.int64)
+    start = items[3 * m:4 * m + 1]
+    start[0] = 0
     for r in range(d):
         start[r + 1] = start[r] + (cnt[r] if dense_row[r] < 0 else 0)
-    fill = start[:d].copy()
-    pos = np.empty(start[d], np.int64)
+    fill = items[4 * m + 1:5 * m + 1]
+    for r in range(d):
+        fill[r] = start[r]
+    pos = items[5 * m + 1:6 * m + 1]
     for j in range(m):
         r = slot[b[j]]
         dr = dense_row[r]
         if dr >= 0:
-            table[dr, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            table[dr * W + (j >> 6)] |= np.uint64(1) << np.uint64(j & 63)
         else:
             pos[fill[r]] = j
             fill[r] += 1
-    V = np.full(W, _ALL, np.uint64)
-    scratch = np.zeros(W, np.uint64)
+    V = words[nd * W:nd * W + W]
+    V[:] = _ALL
+    scratch = words[nd * W + W:nd * W + 2 * W]
+    scratch[:] = 0
     for i in range(len(a)):
         x = a[i]
         if x >= len(slot):
@@ -164,7 +195,7 @@ def _lcs_long(a, b, slot):
             continue  # no match: V is unchanged
         dr = dense_row[r]
         if dr >= 0:
-            _step(V, table[dr], W)
+            _step(V, table[dr * W:dr * W + W], W)
         else:
             for q in range(start[r], start[r + 1]):
                 j = pos[q]
@@ -189,7 +220,20 @@ def _lcs_long(a, b, slot):
 def _lcs_length_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks):
     k = len(a_rows)
     out = np.zeros(k, np.int64)
+    failed = np.zeros(n_chunks, np.bool_)
     for c in prange(n_chunks):
+        failed[c] = not _lcs_chunk(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks, c, out)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+@jit
+def _lcs_chunk(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks, c, out):
+    """The pairs of chunk ``c`` of :func:`_lcs_length_pairs`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
+        k = len(a_rows)
         lo = c * k // n_chunks
         hi = (c + 1) * k // n_chunks
         mask1 = np.zeros(vocab_size, np.uint64)
@@ -207,7 +251,9 @@ def _lcs_length_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_
                 if len(slot) == 0:
                     slot = np.full(vocab_size, -1, np.int64)
                 out[p] = _lcs_long(x, y, slot)
-    return out
+    except Exception:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------
@@ -343,7 +389,22 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
                           hb_ids, hb_off, rb_ids, rb_off, h_rows, r_rows, vocab_size, n_chunks):
     k = len(h_rows)
     out = np.zeros(k, np.int64)
+    failed = np.zeros(n_chunks, np.bool_)
     for c in prange(n_chunks):
+        failed[c] = not _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off,
+                                     h_rows, r_rows, vocab_size, n_chunks, c, out)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+@jit
+def _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off, h_rows, r_rows,
+                 vocab_size, n_chunks, c, out):
+    """The pairs of chunk ``c`` of :func:`_union_lcs_hits_pairs`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
+        k = len(h_rows)
         lo = c * k // n_chunks
         hi = (c + 1) * k // n_chunks
         bud_h = np.zeros(vocab_size, np.int64)
@@ -409,7 +470,9 @@ def _union_lcs_hits_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text,
             out[p] = hits
             _clear_budget(bud_h, hb_ids, h_lo, h_hi)
             _clear_budget(bud_r, rb_ids, r_lo, r_hi)
-    return out
+    except Exception:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------

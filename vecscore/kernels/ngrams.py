@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.memory import CHUNK_FAILED
 
 
 @jit(parallel=True)
@@ -136,15 +137,11 @@ def row_counts(keys, offsets):
     tmp_cnt = np.empty(len(keys), np.int64)
     nuniq = np.zeros(rows, np.int64)
     bounds = _chunks(rows, 64)
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
-        longest = 0
-        for i in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, offsets[i + 1] - offsets[i])
-        size = 1 << _table_bits(longest)
-        tkey = np.empty(size, np.int64)
-        tpos = np.empty(size, np.int64)
-        for i in range(bounds[c], bounds[c + 1]):
-            nuniq[i] = _count_row(keys, offsets[i], offsets[i + 1], tkey, tpos, tmp_idx, tmp_cnt)
+        failed[c] = not _count_chunk(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
     indptr = np.zeros(rows + 1, np.int64)
     for i in range(rows):
         indptr[i + 1] = indptr[i] + nuniq[i]
@@ -157,6 +154,24 @@ def row_counts(keys, offsets):
             indices[k + j] = tmp_idx[lo + j]
             counts[k + j] = tmp_cnt[lo + j]
     return indptr, indices, counts
+
+
+@jit
+def _count_chunk(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt):
+    """The rows of chunk ``c`` of :func:`row_counts`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
+        longest = 0
+        for i in range(bounds[c], bounds[c + 1]):
+            longest = max(longest, offsets[i + 1] - offsets[i])
+        size = 1 << _table_bits(longest)
+        tkey = np.empty(size, np.int64)
+        tpos = np.empty(size, np.int64)
+        for i in range(bounds[c], bounds[c + 1]):
+            nuniq[i] = _count_row(keys, offsets[i], offsets[i + 1], tkey, tpos, tmp_idx, tmp_cnt)
+    except Exception:
+        return False
+    return True
 
 
 @jit
@@ -196,13 +211,27 @@ def clipped_overlap(ptr, idx, cnt, a_rows, b_rows):
     m = len(a_rows)
     hits = np.empty(m, np.int64)
     bounds = _chunks(m, 64)
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _overlap_chunk(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return hits
+
+
+@jit
+def _overlap_chunk(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits):
+    """The row pairs of chunk ``c`` of :func:`clipped_overlap`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         size = 1 << _table_bits(_longest_row(ptr, a_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         tval = np.empty(size, np.int64)
         for k in range(bounds[c], bounds[c + 1]):
             hits[k] = _row_min_sum(ptr, idx, cnt, a_rows[k], b_rows[k], tkey, tval)
-    return hits
+    except Exception:
+        return False
+    return True
 
 
 @jit(parallel=True)
@@ -215,7 +244,20 @@ def clipped_overlap_max_ref(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr):
     n = len(hyp_rows)
     out = np.empty(n, np.int64)
     bounds = _chunks(n, 64)
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _overlap_max_ref_chunk(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c, out)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+
+@jit
+def _overlap_max_ref_chunk(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c, out):
+    """The pairs of chunk ``c`` of :func:`clipped_overlap_max_ref`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         size = 1 << _table_bits(_longest_row(ptr, hyp_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         tval = np.empty(size, np.int64)
@@ -250,4 +292,6 @@ def clipped_overlap_max_ref(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr):
                 if tval[j] != -1:
                     total += min(tval[j], tmax[j])
             out[p] = total
-    return out
+    except Exception:
+        return False
+    return True

@@ -2,8 +2,10 @@
 
 The fast path of vecscore's sacreBLEU-compatible BLEU for pure-ASCII batches
 with the ``13a``, ``none`` or ``char`` tokenizers.  For every pair, in a
-``prange`` loop over chunks of pairs, with scratch sized by the chunk's
-largest pair:
+``prange`` loop whose threads claim chunks of pairs, with scratch that
+:func:`pair_bleu_counts` sizes from the pairs' byte lengths and allocates
+before the loop (nothing is allocated inside it, where a failed allocation
+would be lost):
 
 1. each text (trailing whitespace stripped, as sacreBLEU's ``rstrip()``) is
    split into token spans: for ``13a`` by :mod:`vecscore.kernels.spans_13a`
@@ -24,29 +26,52 @@ largest pair:
 The statistics equal those of the general route (tokenize the whole batch,
 intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
 the tests compare both.
+
+Memory: a pair's scratch is bounded by its bytes of text (at most a token per
+byte), at most :data:`SCRATCH_BOUNDS` bytes per byte (219 for ``13a``, 194
+for ``none`` and ``char``, for a hypothesis of one-byte tokens; natural text
+takes about a third).  Pairs whose scratch fits
+:data:`vecscore.memory.PARALLEL_SCRATCH` run on every thread; larger ones on
+fewer threads, with hypothesis tables first for a token per 4 bytes of the
+hypothesis, and R2-R4 scratch for words of up to :data:`WORD_CAP` bytes: a
+pair that needs more (known once it is tokenized) runs again with what it
+needs.  A pair whose scratch cannot be allocated raises
+:class:`vecscore.memory.PairMemoryError` naming it, with the memory it needs.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.kernels.ngrams import _table_bits
 from vecscore.kernels.pair_rouge import (
     _FNV_OFFSET,
     _FNV_PRIME,
     _GOLDEN,
     DENSE_IDS,
-    _pair_bytes,
     hashed_key,
     number_key,
-    pair_scratch,
 )
-from vecscore.kernels.spans_13a import WORD_GROWTH, rewrite, spans_13a, spans_whitespace
+from vecscore.kernels.spans_13a import (
+    rewrite,
+    spans_13a,
+    spans_whitespace,
+    word_scratch,
+)
 from vecscore.kernels.swar import PAGE, claim, ctz, pair_eq_bits, popcount, prefetch
+from vecscore.memory import (
+    PARALLEL_SCRATCH,
+    Slabs,
+    _py,
+    allocate_slabs,
+    groups,
+    pair_message,
+    segment_sums,
+    table_slots,
+)
 from vecscore.text.in_place import text_at, word_at
 
-__all__ = ["pair_bleu_counts", "FAST_MODES"]
+__all__ = ["pair_bleu_counts", "FAST_MODES", "bleu_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 
 MODE_13A = 0
 MODE_NONE = 1
@@ -189,6 +214,47 @@ def _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p):
             prefetch(q)
 
 
+#: distinct bytes tokens are made of (the fast path reads pure-ASCII texts)
+_K = 128
+#: longest word (bytes) whose R2-R4 scratch every thread has; a text with a longer word that
+#: R2-R4 must replay makes its pair run again with scratch for it (:func:`pair_bleu_counts`)
+WORD_CAP = 4096
+#: The most scratch one pair can take (scored alone, on one thread): bytes per byte of its text and
+#: a fixed part, by tokenizer mode.  The worst case: a hypothesis of one-byte tokens (``a.b.c``)
+#: at the size where the tables' power-of-two rounding is largest; natural text takes about a third
+#: (tests/test_memory_limits.py checks both).  ``13a`` adds ``2 * 8 * word_scratch(L)`` bytes for
+#: a word of ``L > WORD_CAP`` bytes holding two or more of ``.``, ``,`` and ``-`` (128 bytes per
+#: byte of that word; natural text has none).
+SCRATCH_BOUNDS = {MODE_13A: (219, 4 << 20), MODE_NONE: (194, 4 << 20), MODE_CHAR: (194, 4 << 20)}
+
+
+def scratch_bound(nbytes, mode):
+    """:data:`SCRATCH_BOUNDS` for a pair of ``nbytes`` bytes of text: the most scratch it can take."""
+    per_byte, fixed = SCRATCH_BOUNDS[mode]
+    return per_byte * nbytes + fixed
+
+
+def bleu_scratch(lens, ref_ptr, mode, max_order):
+    """Scratch bytes of each pair scored alone (one thread), for its bounds of tokens and R2-R4
+    words of up to :data:`WORD_CAP` bytes."""
+    T, H, Dh, L, nr, _, _ = bleu_sizes(lens, ref_ptr)
+    word = np.minimum(L, WORD_CAP) if mode == MODE_13A else 0 * L
+    return Slabs.per_worker_bytes(bleu_layout(T, Dh, H, L, word, nr, mode, max_order))
+
+
+#: hypotheses of more than this many bytes first get tables for a token per 4 bytes; one with
+#: more tokens runs again with tables for its count (:func:`pair_bleu_counts`)
+BIG_HYP = 1 << 16
+
+
+@jit(inline=True)
+def _hyp_distinct(nbytes):
+    """An upper bound on the distinct tokens of a hypothesis of ``nbytes`` bytes: at most one token
+    per byte, at most ``_K`` of one byte and ``_K * _K`` of two, and every other distinct token
+    takes 3 bytes at its first occurrence (13a's tokens may touch: ``a.5`` is ``a`` and ``.5``)."""
+    return min(nbytes + 1, _K + _K * _K + nbytes // 3 + 1)
+
+
 def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     """Tokens per text and BLEU's clipped matches of every pair.
 
@@ -198,79 +264,216 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     ``(lengths, correct)``: tokens per text and ``correct[p, n-1]`` for
     orders ``1..max_order``.  ``key_mask`` is ANDed into hashed token keys
     (all ones; tests force collisions).
+
+    Scratch is sized from the pairs' byte lengths (:func:`bleu_layout`) and
+    allocated here, before the kernel runs; a pair whose scratch cannot be
+    allocated raises :class:`vecscore.memory.PairMemoryError` naming it.
     """
-    return _pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, numba.get_num_threads())
+    import numba
+
+    addrs = np.ascontiguousarray(addrs, np.int64)
+    lens = np.ascontiguousarray(lens, np.int64)
+    ref_ptr = np.ascontiguousarray(ref_ptr, np.int64)
+    max_order = int(max_order)
+    n_pairs = len(ref_ptr) - 1
+    lengths = np.zeros(len(addrs), np.int64)
+    correct = np.zeros((n_pairs, max_order), np.int64)
+    if n_pairs == 0:
+        return lengths, correct
+    threads = numba.get_num_threads()
+    run = (addrs, lens, ref_ptr, mode, max_order, np.int64(key_mask), lengths, correct)
+    # the usual batch: no large hypothesis, and scratch for the bounds of the largest pair fits every
+    # thread (only a word for R2-R4 longer than WORD_CAP makes a pair run again)
+    n_refs = int(ref_ptr[n_pairs])
+    nr = np.diff(ref_ptr)
+    hyp_b = lens[:n_pairs]
+    ref_b = lens[n_pairs:] if n_refs == n_pairs and (nr == 1).all() else segment_sums(lens[n_pairs:], ref_ptr)
+    T = int((hyp_b + ref_b).max()) + 1  # the sizes of bleu_sizes, of the largest pair
+    H = int(hyp_b.max()) + 1
+    L = int(lens.max())
+    pending = np.arange(n_pairs, dtype=np.int64)
+    again = np.zeros((n_pairs, 2), np.int64)  # per pair: the R2-R4 word, the hypothesis tokens + 1
+    if H <= BIG_HYP:
+        Dh = min(H, _K + _K * _K + (H - 1) // 3 + 1)
+        word = min(L, WORD_CAP) if mode == MODE_13A else 0
+        layout = bleu_layout(T, Dh, H, L, word, int(nr.max()), mode, max_order)
+        if Slabs.per_worker_bytes(layout) <= PARALLEL_SCRATCH:
+            _bleu_group(run, pending, threads, threads, layout, again,
+                        lambda nbytes: _bleu_message(lens, ref_ptr, None, nbytes))
+            pending = np.flatnonzero(again.any(axis=1)).astype(np.int64)
+            if not len(pending):
+                return lengths, correct
+    T, H, Dh, L, nr, hyp_b, ref_b = bleu_sizes(lens, ref_ptr)
+    # R2-R4 scratch for words of up to WORD_CAP bytes, and hypothesis tables for hypotheses of up to
+    # a token per 4 bytes where that is smaller than a token per byte by more than BIG_HYP tokens;
+    # a pair that needs more runs again with exactly what it needs (the kernel reports it)
+    word = np.minimum(L, WORD_CAP) if mode == MODE_13A else 0 * L
+    hcap = H.copy() if mode == MODE_CHAR else np.where(H > BIG_HYP, H // 4 + 1, H)
+    word[pending] = np.maximum(word[pending], again[pending, 0])  # pairs of the first run that run again
+    hcap[pending] = np.maximum(hcap[pending], again[pending, 1])
+    while len(pending):
+        again = np.zeros((n_pairs, 2), np.int64)
+        need = Slabs.per_worker_bytes(bleu_layout(T[pending], Dh[pending], hcap[pending], L[pending], word[pending],
+                                                  nr[pending], mode, max_order))
+        for sub, workers in groups(need, threads):
+            todo = pending[sub]
+            layout = bleu_layout(T[todo].max(), Dh[todo].max(), hcap[todo].max(), L[todo].max(), word[todo].max(),
+                                 nr[todo].max(), mode, max_order)
+            _bleu_group(run, todo, workers, threads, layout, again,
+                        lambda nbytes, todo=todo: _bleu_message(lens, ref_ptr, todo, nbytes))
+        pending = np.flatnonzero(again.any(axis=1)).astype(np.int64)
+        word[pending] = np.maximum(word[pending], again[pending, 0])
+        hcap[pending] = np.maximum(hcap[pending], again[pending, 1])
+    return lengths, correct
+
+
+def _bleu_group(run, todo, workers, threads, layout, again, describe):
+    """Run :func:`_pair_bleu_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``."""
+    addrs, lens, ref_ptr, mode, max_order, key_mask, lengths, correct = run
+    if workers == threads:  # pairs that fit on every thread: chunks of >= 2048 pairs
+        n_chunks = max(1, min(256, len(todo) // 2048, len(todo)))
+        bounds = (len(todo) * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
+    else:  # large pairs, one at a time per thread
+        bounds = np.arange(len(todo) + 1, dtype=np.int64)
+    slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
+    a = slabs.arrays
+    o = slabs.offsets
+    _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, slabs.workers, a[np.int64],
+                   o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64], a[np.uint8], o[np.uint8],
+                   lengths, correct, again, np.zeros(1, np.int64))
+
+
+def _bleu_message(lens, ref_ptr, todo, nbytes):
+    """The :class:`vecscore.memory.PairMemoryError` message for the largest pair of ``todo`` (all if ``None``)."""
+    n_pairs = len(ref_ptr) - 1
+    pair_b = lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
+    p = int(np.argmax(pair_b)) if todo is None else int(todo[np.argmax(pair_b[todo])])
+    text = int(pair_b[p])
+    return pair_message("vecscore BLEU", p, int(lens[p]), text - int(lens[p]), int(ref_ptr[p + 1] - ref_ptr[p]),
+                        nbytes, f"{nbytes / max(text, 1):.0f} bytes per byte of its text")
+
+
+def bleu_sizes(lens, ref_ptr):
+    """Per pair: ``(T, H, Dh, L, n_refs, hyp_bytes, ref_bytes)``, the bounds :func:`bleu_layout` takes
+    from the texts' byte lengths: tokens (and bytes) of the pair, tokens and distinct tokens of the
+    hypothesis, the longest text."""
+    n_pairs = len(ref_ptr) - 1
+    hyp_b = np.asarray(lens[:n_pairs], np.int64)
+    flat = np.asarray(lens[n_pairs:], np.int64)
+    ref_b = segment_sums(flat, ref_ptr)
+    n_refs = np.diff(ref_ptr)
+    longest = hyp_b.copy()
+    has = np.flatnonzero(n_refs > 0)
+    if len(has):
+        longest[has] = np.maximum(longest[has], np.maximum.reduceat(flat, ref_ptr[has]))
+    T = hyp_b + ref_b + 1
+    H = hyp_b + 1
+    Dh = np.minimum(H, _K + _K * _K + hyp_b // 3 + 1)  # _hyp_distinct
+    return T, H, Dh, longest, n_refs, hyp_b, ref_b
+
+
+def bleu_layout(T, Dh, hcap, L, word, most_refs, mode, max_order):
+    """The scratch of one thread for pairs of up to ``T`` tokens (and bytes), hypotheses of up to
+    ``Dh`` distinct tokens and ``hcap - 1`` tokens, texts of up to ``L`` bytes, R2-R4 words of up
+    to ``word`` bytes and ``most_refs`` references: ``{dtype: [(name, count)]}`` in the order
+    :func:`_bleu_views` carves them.  Takes ints, or int arrays (one layout per pair)."""
+    zero = 0 * T
+    is13a = mode == MODE_13A
+    s_g = table_slots(hcap)
+    distinct = np.minimum(Dh, hcap)
+    return {
+        np.int64: [("starts", T), ("ends", T), ("ka", T + _WORD_BITS), ("kb", T + _WORD_BITS), ("taddr", T),
+                   ("slot_of", distinct + 1), ("first", distinct + 1), ("keys_of", hcap + 1), ("gkey", s_g),
+                   ("gid_of", s_g), ("gstamp", s_g), ("tab", _SLOT * table_slots(distinct)), ("toff", most_refs + 2),
+                   ("n_live", most_refs + 2), ("dense", DENSE_IDS + 1 + zero), ("best", _WORD_BITS * max_order + zero),
+                   ("wa", _py(word_scratch)(word) if is13a else zero),
+                   ("wb", _py(word_scratch)(word) if is13a else zero),
+                   ("ts", L + 1 if is13a else zero), ("te", L + 1 if is13a else zero),
+                   ("tsplit", L + 2 if is13a else zero)],
+        np.int32: [("hcnt", hcap + 1), ("rcnt", hcap + 1), ("rmax", hcap + 1)],
+        np.uint64: [("h1", _WORD_BITS + max_order + zero), ("d1", _WORD_BITS + max_order + zero)],
+        np.uint8: [("ra", T if is13a else zero), ("pad", 64 + zero)],
+    }
+
+
+@jit(inline=True)
+def _bleu_views(a, o, b, o32, c, o64u, d, o8):
+    """One thread's scratch, carved from its rows of the slabs (:func:`bleu_layout`'s order)."""
+    return (a[o[0]:o[1]], a[o[1]:o[2]], a[o[2]:o[3]], a[o[3]:o[4]], a[o[4]:o[5]], a[o[5]:o[6]], a[o[6]:o[7]],
+            a[o[7]:o[8]], a[o[8]:o[9]], a[o[9]:o[10]], a[o[10]:o[11]], a[o[11]:o[12]], a[o[12]:o[13]],
+            a[o[13]:o[14]], a[o[14]:o[15]], a[o[15]:o[16]], a[o[16]:o[17]], a[o[17]:o[18]], a[o[18]:o[19]],
+            a[o[19]:o[20]], a[o[20]:o[21]], b[o32[0]:o32[1]], b[o32[1]:o32[2]], b[o32[2]:o32[3]],
+            c[o64u[0]:o64u[1]], c[o64u[1]:o64u[2]], d[o8[0]:o8[1]], d[o8[1]:o8[2]])
+
+
+@jit
+def _bleu_init(scratch):
+    """The initial state of one thread's scratch: every table slot free, the count arrays zero.
+    (A function of its own: array assignments in the parallel loop's body became parallel loops
+    of their own, some of which never ran.)"""
+    (_, _, _, _, _, _, _, _, _, _, gstamp, tab, _, _, dense, best, _, _, _, _, _, hcnt, rcnt, rmax, h1, d1, _,
+     _) = scratch
+    for j in range(len(gstamp)):
+        gstamp[j] = -1
+    for j in range(len(tab)):
+        tab[j] = _FREE if j % _SLOT == 1 else 0
+    for j in range(len(dense)):
+        dense[j] = -1
+    for j in range(len(best)):
+        best[j] = 0
+    for j in range(len(hcnt)):
+        hcnt[j] = 0
+        rcnt[j] = 0
+        rmax[j] = 0
+    for j in range(len(h1)):
+        h1[j] = 0
+        d1[j] = 0
 
 
 @jit(parallel=True)
-def _pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, workers):
-    """:func:`pair_bleu_counts` on ``workers`` threads, which claim chunks of pairs one at a time."""
-    n_pairs = len(ref_ptr) - 1
-    n_texts = len(addrs)
-    lengths = np.zeros(n_texts, np.int64)
-    correct = np.zeros((n_pairs, max_order), np.int64)
-    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 2048)))
+def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, workers, i64, o64, i32, o32, u64,
+                   o64u, u8, o8, lengths, correct, again, taken):
+    """:func:`pair_bleu_counts` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
+    ``todo[bounds[c]:bounds[c + 1]]`` one at a time; each thread's scratch is carved from its rows
+    of the slabs; nothing is allocated here."""
     n_chunks = len(bounds) - 1
-    taken = np.zeros(1, np.int64)
-    for worker in prange(max(1, min(workers, n_chunks))):  # each worker claims chunks until none is left
+    for worker in prange(workers):  # each worker claims chunks until none is left
+        scratch = _bleu_views(i64[worker], o64, i32[worker], o32, u64[worker], o64u, u8[worker], o8)
+        _bleu_init(scratch)
         while True:
             c = claim(taken)
             if c >= n_chunks:
                 break
-            _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, bounds[c], bounds[c + 1], lengths, correct)
-    return lengths, correct
+            _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds[c], bounds[c + 1], lengths,
+                          correct, again, scratch)
 
 
 @jit(inline=True)
-def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, lo, hi, lengths, correct):
-    """Tokens per text and clipped matches of pairs ``lo..hi`` into ``lengths``/``correct`` (see
-    :func:`pair_bleu_counts`), with scratch sized by the largest of those pairs.  Inlined into the
-    parallel loop: as a call of its own the kernel took half as long again."""
+def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi, lengths, correct, again, scratch):
+    """Tokens per text and clipped matches of the pairs ``todo[lo:hi]`` into ``lengths``/``correct``
+    (see :func:`pair_bleu_counts`), with one thread's ``scratch`` (:func:`_bleu_views`).  A pair
+    that does not fit the scratch is left out, with what it needs in ``again[p]``: the longest
+    word R2-R4 replay, where that word does not fit, and its hypothesis's tokens + 1, where the
+    hypothesis tables are too small.  Inlined into the parallel loop: as a call of its own the kernel took half as
+    long again."""
+    (starts, ends, ka, kb, taddr, slot_of, first, keys_of, gkey, gid_of, gstamp, tab, toff, n_live, dense, best, wa,
+     wb, ts, te, tsplit, hcnt, rcnt, rmax, h1, d1, ra, pad) = scratch
+    ids = ka  # a token's key is read before its id is written, and never again
+    live = kb
     n_pairs = len(ref_ptr) - 1
-    bound = 1
-    longest = 1
-    most_refs = 0
-    for p in range(lo, hi):
-        bound = max(bound, _pair_bytes(lens, n_pairs, ref_ptr, p) + 1)  # bounds tokens and bytes
-        most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
-        longest = max(longest, lens[p])
-        for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
-            longest = max(longest, lens[q])
-    _, _, slot_of, gkey, gid_of, gstamp, first, _, ids, _, _, hcnt, rcnt = pair_scratch(bound)
-    tab = np.zeros(_SLOT << _table_bits(bound), np.int64)
-    tab[1::_SLOT] = _FREE
-    starts = np.empty(bound, np.int64)
-    ends = np.empty(bound, np.int64)
-    ka = np.empty(bound + _WORD_BITS, np.int64)  # token keys, read 32 or 64 at a time
-    kb = np.empty(bound + _WORD_BITS, np.int64)
-    taddr = np.empty(bound, np.int64)
-    rmax = np.zeros(max(bound, DENSE_IDS), np.int32)
-    toff = np.empty(most_refs + 2, np.int64)
-    ra = np.empty(bound, np.uint8)  # the pair's rewritten texts, side by side
-    wa = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
-    wb = np.empty(WORD_GROWTH * (longest + 2) + 16, np.int64)
-    ts = np.empty(longest + 1, np.int64)
-    te = np.empty(longest + 1, np.int64)
-    tsplit = np.empty(longest + 2, np.int64)
-    pad = np.empty(64, np.uint8)
-    dense = np.full(DENSE_IDS + 1, -1, np.int64)
-    keys_of = np.empty(bound + 1, np.int64)
-    live = np.empty(bound, np.int64)
-    n_live = np.empty(most_refs + 2, np.int64)
-    h1 = np.zeros(_WORD_BITS + max_order, np.uint64)
-    d1 = np.zeros(_WORD_BITS + max_order, np.uint64)
-    best = np.zeros(_WORD_BITS * max_order, np.int64)
-    for p in range(lo, min(lo + _AHEAD, hi)):
-        _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p)
-    for p in range(lo, hi):
-        if p + _AHEAD < hi:
-            _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p + _AHEAD)
+    for i in range(lo, min(lo + _AHEAD, hi)):
+        _prefetch_pair(addrs, lens, n_pairs, ref_ptr, todo[i])
+    for i in range(lo, hi):
+        p = todo[i]
+        if i + _AHEAD < hi:
+            _prefetch_pair(addrs, lens, n_pairs, ref_ptr, todo[i + _AHEAD])
         q0 = ref_ptr[p]
         n_in = 1 + ref_ptr[p + 1] - q0
         k = 0
         used = 0  # bytes of ra taken by the pair's rewritten texts
         toff[0] = 0
         short = True
+        room = 0  # the longest R2-R4 word that did not fit wa/wb
         for t in range(n_in):
             row = p if t == 0 else n_pairs + q0 + t - 1
             text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
@@ -279,24 +482,33 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, lo, hi, lengt
                 k = spans_13a(text, len(text), starts, ends, k0, wa, wb, True, ts, te, tsplit, pad)
                 if k >= 0:
                     _span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
-                else:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
+                elif k == -1:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
                     m = rewrite(text, ra[used:], pad)
                     src = ra[used:used + m]
                     used += m
                     k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
-                    _span_keys(src, starts, ends, k0, k, key_mask, ka, kb, taddr)
+                    if k >= 0:
+                        _span_keys(src, starts, ends, k0, k, key_mask, ka, kb, taddr)
+                if k < 0:  # -3 - L: a word of L bytes that R2-R4 replay does not fit wa/wb
+                    room = max(room, -3 - k)
+                    k = k0
             else:
                 k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
                 _span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
             toff[t + 1] = k
             lengths[row] = k - k0
             short = short and k - k0 <= _WORD_BITS
+        if room > 0 or (not short and toff[1] + 1 > len(keys_of) - 1):
+            again[p, 0] = room
+            again[p, 1] = toff[1] + 1 if toff[1] + 1 > len(keys_of) - 1 else 0
+            continue
         if short and max_order == 4:  # the usual order, as a constant: the loops over orders unroll
             _clip_bits(ka, kb, taddr, starts, ends, toff, n_in, 4, correct[p], h1, d1, best)
         elif short:
             _clip_bits(ka, kb, taddr, starts, ends, toff, n_in, max_order, correct[p], h1, d1, best)
         else:
-            bits = _table_bits(toff[1] + 1)  # the table holds the hypothesis's tokens, then its n-grams
+            # the token table holds the hypothesis's distinct tokens, the n-gram table its n-grams
+            bits = _table_bits(min(toff[1] + 1, _hyp_distinct(lens[p])))
             shift = 64 - bits
             mask = (1 << bits) - 1
             n_hyp_vocab = _intern_keys(ka, kb, taddr, starts, ends, 0, toff[1], True, shift, mask, tab, slot_of,
@@ -305,8 +517,9 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, lo, hi, lengt
                          n_hyp_vocab)
             for v in range(n_hyp_vocab):  # free the pair's slots
                 tab[slot_of[v] + 1] = _FREE
+            gbits = _table_bits(toff[1] + 1)
             _clip_orders(ids, toff, n_in, n_hyp_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
-                         shift, mask, gkey, gid_of, gstamp, hcnt, rcnt, rmax)
+                         64 - gbits, (1 << gbits) - 1, gkey, gid_of, gstamp, hcnt, rcnt, rmax)
 
 
 @jit(inline=True)

@@ -19,7 +19,13 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.pair_rouge import DENSE_IDS, _clipped_hits, pair_ngram_hits, pair_scratch
+from vecscore.kernels.pair_rouge import (
+    DENSE_IDS,
+    _clipped_hits,
+    pair_ngram_hits,
+    pair_scratch,
+)
+from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["pair_ngram_hits_ids"]
 
@@ -37,7 +43,21 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
     n_orders = len(orders)
     hits = np.zeros((n_orders + (1 if drop_last else 0), n_refs), np.int64)
     bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _ngram_hits_chunk(drop_last, bounds, c, n_vocab, ref_ptr, orders, hits, offsets, n_pairs, ids,
+                                          n_orders)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return hits
+
+
+
+@jit
+def _ngram_hits_chunk(drop_last, bounds, c, n_vocab, ref_ptr, orders, hits, offsets, n_pairs, ids, n_orders):
+    """The pairs of chunk ``c`` of :func:`pair_ngram_hits_ids`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         bound = 1
         most_refs = 0
         for p in range(bounds[c], bounds[c + 1]):
@@ -87,4 +107,6 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
                     hcnt[hu[j]] = 0
             for j in range(offsets[p], offsets[p + 1]):
                 loc[ids[j]] = -1
-    return hits
+    except Exception:
+        return False
+    return True

@@ -9,8 +9,10 @@ text; :mod:`vecscore.text.in_place`): hypotheses are texts ``0..n_pairs-1``,
 the references of pair ``p`` are texts ``n_pairs + ref_ptr[p] ..
 n_pairs + ref_ptr[p + 1] - 1``.
 
-For every pair, in a ``prange`` loop over chunks of pairs, with scratch sized
-by the chunk's largest pair (memory is bounded by a pair, never the corpus):
+For every pair, in a ``prange`` loop whose threads claim chunks of pairs, with
+scratch that :func:`pair_rouge_stats` sizes from the pairs' byte lengths and
+allocates before the loop (nothing is allocated inside it, where a failed
+allocation would be lost):
 
 1. the pair's texts are tokenized and their tokens interned into *pair-local*
    dense ids.  Keys are exact for tokens of up to 7 bytes (their folded bytes
@@ -28,18 +30,49 @@ These are the same integer statistics as the sparse count matrices and the
 global interning of :mod:`vecscore.counts` produce (the tests compare both
 routes, and both against a ``Counter`` twin); local ids are only ever
 compared within their own pair, so nothing is shared between threads.
+
+Memory: a pair's scratch is bounded by its bytes of text (tokens, distinct
+tokens and hypothesis tokens are bounded by them, :func:`rouge_sizes`), at
+most :data:`SCRATCH_BOUNDS` bytes per byte (28 for ROUGE-1, 86 with any
+ROUGE-N, N >= 2, 45 and 90 with ROUGE-L, plus 32 MB for its match-mask
+table).  Pairs whose scratch fits :data:`vecscore.memory.PARALLEL_SCRATCH`
+run on every thread, each thread with scratch for the largest of them; larger
+pairs run on as few threads as keep their scratch within that budget per
+thread, and first get the scratch of steps 2 and 3 for half their bound of
+tokens: a pair with more tokens (known once it is tokenized) runs again with
+scratch for its counts.  A pair whose scratch cannot be allocated raises
+:class:`vecscore.memory.PairMemoryError` (a ``MemoryError`` and a
+``VecscoreError``) naming it, with the memory it needs.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.lcs import _lcs_long, _lcs_short
-from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.swar import LOW7, block_at, ctz, in_ranges, packed, range_adders
+from vecscore.kernels.lcs import _lcs_long_into, _lcs_short, lcs_long_words
+from vecscore.kernels.ngrams import _table_bits
+from vecscore.kernels.swar import (
+    LOW7,
+    block_at,
+    claim,
+    ctz,
+    in_ranges,
+    packed,
+    range_adders,
+)
+from vecscore.memory import (
+    PARALLEL_SCRATCH,
+    Slabs,
+    _py,
+    allocate_slabs,
+    groups,
+    pair_message,
+    segment_sums,
+    table_slots,
+)
 from vecscore.text.in_place import text_at, word_at
 
-__all__ = ["pair_rouge_stats"]
+__all__ = ["pair_rouge_stats", "rouge_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
@@ -73,13 +106,6 @@ def _pair_bytes(lens, n_pairs, ref_ptr, p):
     for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
         total += lens[q]
     return total
-
-
-@jit
-def _token_bound(lens, n_pairs, ref_ptr, p):
-    """An upper bound on the tokens of pair ``p`` (a token and a separator take 2 bytes)."""
-    n_texts = 1 + ref_ptr[p + 1] - ref_ptr[p]
-    return (_pair_bytes(lens, n_pairs, ref_ptr, p) + n_texts) // 2 + 1
 
 
 @jit
@@ -450,7 +476,212 @@ def pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, stamp, shift, mask, gke
         oi += 1
 
 
+@jit(inline=True)
+def _distinct_bound(nbytes, n_texts, k):
+    """An upper bound on the distinct tokens of ``n_texts`` texts of ``nbytes`` bytes in all whose
+    tokens are made of ``k`` distinct (folded) bytes: at most the tokens (a token and a separator
+    take 2 bytes), at most ``k`` of one byte and ``k * k`` of two, and every other distinct token
+    takes 3 bytes and a separator (or the end of its text) at its first occurrence."""
+    units = nbytes + n_texts
+    return min(units // 2 + 1, k + k * k + units // 4 + 1)
+
+
+@jit
+def _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot):
+    """The initial state of one thread's scratch: every table slot free, the count arrays zero.
+    (A function of its own: array assignments in the parallel loop's body became parallel loops
+    of their own, some of which never ran.)"""
+    for j in range(len(tkey)):
+        tkey[j] = 0
+    for j in range(len(gstamp)):
+        gstamp[j] = -1
+    for j in range(len(hcnt)):
+        hcnt[j] = 0
+        rcnt[j] = 0
+    for j in range(len(hcnt2)):
+        hcnt2[j] = 0
+        rcnt2[j] = 0
+    for j in range(len(mask1)):
+        mask1[j] = 0
+        slot[j] = -1
+
+
 @jit(parallel=True)
+def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k_sym, todo, bounds,
+                    workers, i64, o64, i32, o32, u64, o64u, u8, lengths, hits, lcs, caps, again, taken):
+    """:func:`pair_rouge_stats` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
+    ``todo[bounds[c]:bounds[c + 1]]`` one at a time.  Each thread's scratch is carved from its
+    row of the slabs ``i64``, ``i32``, ``u64`` and ``u8`` at the offsets ``o64``, ``o32`` and
+    ``o64u`` (:func:`rouge_layout`); nothing is allocated here."""
+    n_chunks = len(bounds) - 1
+    n_orders = len(orders)
+    max_order = orders[n_orders - 1] if n_orders > 0 else 0
+    for w in prange(workers):
+        a = i64[w]
+        b = i32[w]
+        c = u64[w]
+        pad = u8[w][:64]
+        tkey = a[o64[0]:o64[1]]
+        tid = a[o64[1]:o64[2]]
+        slot_of = a[o64[2]:o64[3]]
+        rep_start = a[o64[3]:o64[4]]
+        rep_len = a[o64[4]:o64[5]]
+        ids = a[o64[5]:o64[6]]
+        cur = a[o64[6]:o64[7]]
+        nxt = a[o64[7]:o64[8]]
+        gkey = a[o64[8]:o64[9]]
+        gid_of = a[o64[9]:o64[10]]
+        gstamp = a[o64[10]:o64[11]]
+        toff = a[o64[11]:o64[12]]
+        slot = a[o64[12]:o64[13]]
+        items = a[o64[13]:o64[14]]
+        hcnt = b[o32[0]:o32[1]]
+        rcnt = b[o32[1]:o32[2]]
+        hcnt2 = b[o32[2]:o32[3]]
+        rcnt2 = b[o32[3]:o32[4]]
+        mask1 = c[o64u[0]:o64u[1]]
+        words = c[o64u[1]:o64u[2]]
+        if max_order <= 1:
+            cur = ids  # order 1 reads the token ids in place
+        _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
+        while True:
+            ch = claim(taken)
+            if ch >= n_chunks:
+                break
+            for i in range(bounds[ch], bounds[ch + 1]):
+                p = todo[i]
+                n_pairs = len(ref_ptr) - 1
+                q0 = ref_ptr[p]
+                q1 = ref_ptr[p + 1]
+                n_texts = 1 + q1 - q0
+                bits = _table_bits(_distinct_bound(_pair_bytes(lens, n_pairs, ref_ptr, p), n_texts, k_sym))
+                shift = 64 - bits
+                mask = (1 << bits) - 1
+                # 1. tokens -> pair-local ids (text 0 is the hypothesis)
+                k = 0
+                n_vocab = 0
+                toff[0] = 0
+                for t in range(n_texts):
+                    row = p if t == 0 else n_pairs + q0 + t - 1
+                    if block:
+                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
+                                                            tid, slot_of, rep_start, rep_len, ids, k, n_vocab, pad)
+                    else:
+                        k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
+                                                      tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab)
+                    toff[t + 1] = k
+                    lengths[row] = k - toff[t]
+                for v in range(n_vocab):  # free the pair's slots (slot_of[v]: the slot of id v)
+                    tkey[slot_of[v]] = 0
+                if k > caps[0] or toff[1] + 1 > caps[1] or n_vocab > caps[2]:
+                    again[p, 0] = k
+                    again[p, 1] = toff[1] + 1
+                    again[p, 2] = n_vocab
+                    continue
+                # 2. LCS of the hypothesis with each reference
+                if want_lcs:
+                    hyp = ids[toff[0]:toff[1]]
+                    for t in range(1, n_texts):
+                        ref = ids[toff[t]:toff[t + 1]]
+                        x, y = (hyp, ref) if len(hyp) >= len(ref) else (ref, hyp)
+                        if len(y) == 0:
+                            lcs[q0 + t - 1] = 0
+                        elif len(y) <= 64:
+                            lcs[q0 + t - 1] = _lcs_short(x, y, mask1)
+                        else:
+                            lcs[q0 + t - 1] = _lcs_long_into(x, y, slot, items, words)
+                # 3. clipped n-gram hits for the requested orders (the n-gram table holds hypothesis n-grams)
+                gbits = _table_bits(toff[1] + 1)
+                pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, 64 - gbits, (1 << gbits) - 1, gkey, gid_of,
+                                gstamp, cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
+
+
+def token_classes(table, fold):
+    """``(cls, block, k)``: ``cls[b]``, the folded byte ``b`` inside a token (never 0 there), 0 for a
+    separator; whether ``table``/``fold`` are rouge-score's (tokens ``[0-9A-Za-z]``,
+    ASCII-lowercased: the block tokenizer applies); and how many distinct bytes tokens are made
+    of (as their keys tell them apart)."""
+    table = np.asarray(table)
+    fold = np.asarray(fold, np.uint8)
+    inside = table != 0
+    cls = np.where(inside, np.maximum(fold, 1), 0).astype(np.uint8)
+    b = np.arange(256)
+    alnum = ((48 <= b) & (b <= 57)) | ((65 <= b) & (b <= 90)) | ((97 <= b) & (b <= 122))
+    lowered = np.where((65 <= b) & (b <= 90), b + 32, b)
+    block = bool(np.all(inside == alnum) and np.all(fold[alnum] == lowered[alnum]))
+    k = len(set(zip(cls[inside].tolist(), fold[inside].tolist())))
+    return cls, block, k
+
+
+def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs):
+    """The scratch of one thread: ``{dtype: [(name, count)]}`` in the order :func:`_pair_rouge_run`
+    carves it.  Step 1 (tokens and their ids) holds pairs of up to ``T`` tokens and ``D`` distinct
+    ones; steps 2 and 3 (LCS, n-grams) pairs of up to ``Tb`` tokens, ``Hb - 1`` hypothesis
+    tokens, ``Vb`` distinct tokens and ``Rb`` tokens in a reference.  Takes ints, or int arrays
+    (one layout per pair, for :meth:`Slabs.per_worker_bytes`)."""
+    zero = 0 * T
+    order2 = max_order >= 2
+    s_g = table_slots(Hb) if order2 else zero
+    counts = np.maximum(np.maximum(Vb, Hb if order2 else zero), DENSE_IDS) if max_order >= 1 else zero
+    items, words = _py(lcs_long_words)(np.minimum(Hb, Rb)) if want_lcs else (zero, zero)
+    lcs_ids = Vb if want_lcs else zero
+    dense2 = DENSE_IDS if max_order == 2 else 0
+    return {
+        np.int64: [("tkey", table_slots(D)), ("tid", table_slots(D)), ("slot_of", D), ("rep_start", D),
+                   ("rep_len", D), ("ids", T), ("cur", Tb if order2 else zero), ("nxt", Tb if order2 else zero),
+                   ("gkey", s_g), ("gid_of", s_g), ("gstamp", s_g), ("toff", most_refs + 2), ("slot", lcs_ids),
+                   ("lcs_items", items)],
+        np.int32: [("hcnt", counts), ("rcnt", counts), ("hcnt2", dense2 + zero), ("rcnt2", dense2 + zero)],
+        np.uint64: [("mask1", lcs_ids), ("lcs_words", words)],
+        np.uint8: [("pad", 64 + zero)],
+    }
+
+
+def rouge_sizes(lens, ref_ptr, k):
+    """Per pair, bounds from the texts' byte lengths, for tokens made of ``k`` distinct bytes:
+    ``(T, D, H, Rb, n_refs, hyp_bytes, ref_bytes)``: tokens, distinct tokens, hypothesis tokens + 1,
+    tokens of the references."""
+    n_pairs = len(ref_ptr) - 1
+    hyp_b = np.asarray(lens[:n_pairs], np.int64)
+    ref_b = segment_sums(np.asarray(lens[n_pairs:], np.int64), ref_ptr)
+    n_refs = np.diff(ref_ptr)
+    units = hyp_b + ref_b + 1 + n_refs
+    T = units // 2 + 1  # a token and a separator (or the end of its text) take 2 bytes
+    D = np.minimum(T, k + k * k + units // 4 + 1)  # _distinct_bound
+    H = (hyp_b + 1) // 2 + 1
+    Rb = (ref_b + n_refs) // 2 + 1
+    return T, D, H, Rb, n_refs, hyp_b, ref_b
+
+
+#: The most scratch one pair can take (scored alone, on one thread): bytes per byte of its text and
+#: a fixed part, by the metrics asked for (``(max_order >= 2, want_lcs)``, ROUGE-1 alone is
+#: ``(False, False)``).  The worst case: a hypothesis of one-byte tokens, or of as many distinct
+#: tokens as fit, at the size where the tables' power-of-two rounding is largest.  Natural text
+#: takes about 24 bytes per byte with ROUGE-1, 39 with ROUGE-2 (tests/test_memory_limits.py
+#: checks the bound, computed and measured).
+SCRATCH_BOUNDS = {(False, False): (28, 1 << 20), (True, False): (86, 1 << 20), (False, True): (45, 34 << 20),
+                  (True, True): (90, 34 << 20)}
+
+
+def scratch_bound(nbytes, max_order, want_lcs):
+    """:data:`SCRATCH_BOUNDS` for a pair of ``nbytes`` bytes of text: the most scratch it can take."""
+    per_byte, fixed = SCRATCH_BOUNDS[(max_order >= 2, bool(want_lcs))]
+    return per_byte * nbytes + fixed
+
+
+#: pairs of up to this many tokens (bound) get the scratch of steps 2 and 3 for their bounds; a
+#: larger pair first gets it for half its bound of tokens (natural text has fewer: a token and a
+#: space take 6 bytes or so) and distinct tokens up to a sixteenth of its bytes, and runs again with
+#: its counts if it has more (:func:`pair_rouge_stats`)
+BIG_TOKENS = 1 << 16
+
+
+def rouge_scratch(lens, ref_ptr, k, max_order, want_lcs):
+    """Scratch bytes of each pair scored alone (one thread), for its bounds of tokens."""
+    T, D, H, Rb, nr, _, _ = rouge_sizes(lens, ref_ptr, k)
+    return Slabs.per_worker_bytes(rouge_layout(T, D, T, H, D, Rb, nr, max_order, want_lcs))
+
+
 def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1, bytewise=False):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
 
@@ -461,73 +692,104 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     ``key_mask``: see :func:`_tokenize_intern` (tests only).  rouge-score's
     table and fold take the block tokenizer (:func:`_tokenize_intern_alnum`)
     unless ``bytewise`` (tests compare both).
+
+    Scratch is sized from the pairs' byte lengths (:func:`rouge_layout`) and
+    allocated here, before the kernel runs; a pair whose scratch cannot be
+    allocated raises :class:`vecscore.memory.PairMemoryError` naming it.
     """
+    import numba
+
+    addrs = np.ascontiguousarray(addrs, np.int64)
+    lens = np.ascontiguousarray(lens, np.int64)
+    ref_ptr = np.ascontiguousarray(ref_ptr, np.int64)
+    orders = np.ascontiguousarray(orders, np.int64)
     n_pairs = len(ref_ptr) - 1
-    n_refs = ref_ptr[n_pairs]
-    lengths = np.zeros(n_pairs + n_refs, np.int64)
-    cls = np.zeros(256, np.uint8)  # the folded byte inside a token (never 0 there), 0 for a separator
-    alnum = True  # rouge-score's tokens: [0-9A-Za-z], ASCII-lowercased (the block tokenizer)
-    for b in range(256):
-        if table[b] != 0:
-            cls[b] = max(fold[b], 1)
-        is_alnum = 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122
-        alnum = alnum and (table[b] != 0) == is_alnum and (not is_alnum or fold[b] == (b + 32 if 65 <= b <= 90 else b))
+    n_refs = int(ref_ptr[n_pairs])
     n_orders = len(orders)
-    max_order = orders[n_orders - 1] if n_orders > 0 else 0
+    max_order = int(orders[-1]) if n_orders else 0
+    want_lcs = bool(want_lcs)
+    lengths = np.zeros(n_pairs + n_refs, np.int64)
     hits = np.zeros((n_orders, n_refs), np.int64)
     lcs = np.zeros(n_refs, np.int64)
-    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 2048)))  # chunks of >= 2048 pairs amortize the scratch
-    for c in prange(len(bounds) - 1):
-        # scratch for the chunk's largest pair: at most one token per 2 bytes (+1 per text)
-        bound = 1
-        most_refs = 0
-        for p in range(bounds[c], bounds[c + 1]):
-            bound = max(bound, _token_bound(lens, n_pairs, ref_ptr, p))
-            most_refs = max(most_refs, ref_ptr[p + 1] - ref_ptr[p])
-        tkey, tid, tstamp, gkey, gid_of, gstamp, rep_start, rep_len, ids, cur, nxt, hcnt, rcnt = pair_scratch(bound)
-        tkey[:] = 0
-        hcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
-        rcnt2 = np.zeros(DENSE_IDS if max_order == 2 else 0, np.int32)
-        toff = np.empty(most_refs + 2, np.int64)
-        mask1 = np.zeros(bound, np.uint64)
-        pad = np.empty(64, np.uint8)
-        slot = np.full(bound, -1, np.int64)
-        for p in range(bounds[c], bounds[c + 1]):
-            q0 = ref_ptr[p]
-            q1 = ref_ptr[p + 1]
-            n_texts = 1 + q1 - q0
-            bits = _table_bits(_token_bound(lens, n_pairs, ref_ptr, p))
-            shift = 64 - bits
-            mask = (1 << bits) - 1
-            # 1. tokens -> pair-local ids (text 0 is the hypothesis)
-            k = 0
-            n_vocab = 0
-            toff[0] = 0
-            for t in range(n_texts):
-                row = p if t == 0 else n_pairs + q0 + t - 1
-                if alnum and not bytewise:
-                    k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
-                                                        tid, tstamp, rep_start, rep_len, ids, k, n_vocab, pad)
-                else:
-                    k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
-                                                  tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab)
-                toff[t + 1] = k
-                lengths[row] = k - toff[t]
-            for v in range(n_vocab):  # free the pair's slots (tstamp[v]: the slot of id v)
-                tkey[tstamp[v]] = 0
-            # 2. LCS of the hypothesis with each reference
-            if want_lcs:
-                hyp = ids[toff[0]:toff[1]]
-                for t in range(1, n_texts):
-                    ref = ids[toff[t]:toff[t + 1]]
-                    x, y = (hyp, ref) if len(hyp) >= len(ref) else (ref, hyp)
-                    if len(y) == 0:
-                        lcs[q0 + t - 1] = 0
-                    elif len(y) <= 64:
-                        lcs[q0 + t - 1] = _lcs_short(x, y, mask1)
-                    else:
-                        lcs[q0 + t - 1] = _lcs_long(x, y, slot)
-            # 3. clipped n-gram hits for the requested orders
-            pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, shift, mask, gkey, gid_of, gstamp, cur, nxt,
-                            hcnt, rcnt, hcnt2, rcnt2, hits, q0)
+    if n_pairs == 0:
+        return lengths, hits, lcs
+    cls, block, k = token_classes(table, fold)
+    block = block and not bytewise
+    threads = numba.get_num_threads()
+    run = (addrs, lens, cls, fold, ref_ptr, orders, want_lcs, np.int64(key_mask), block, k, lengths, hits, lcs)
+    # the usual batch: no large pair, and scratch for the bounds of the largest fits every thread
+    nr = np.diff(ref_ptr)
+    hyp_b = lens[:n_pairs]
+    ref_units = (lens[n_pairs:] if n_refs == n_pairs and (nr == 1).all() else
+                 segment_sums(lens[n_pairs:], ref_ptr)) + nr  # bytes of the references, and their ends
+    units = int((hyp_b + ref_units).max()) + 1
+    T = units // 2 + 1  # the sizes of rouge_sizes, of the largest pair
+    if T <= BIG_TOKENS:
+        D = min(T, k + k * k + units // 4 + 1)
+        H = (int(hyp_b.max()) + 1) // 2 + 1
+        layout = rouge_layout(T, D, T, H, D, int(ref_units.max()) // 2 + 1, int(nr.max()), max_order, want_lcs)
+        if Slabs.per_worker_bytes(layout) <= PARALLEL_SCRATCH:
+            again = np.zeros((n_pairs, 3), np.int64)
+            _rouge_group(run, np.arange(n_pairs, dtype=np.int64), threads, threads, layout, (T, H, D), again,
+                         lambda nbytes: _rouge_message(lens, ref_ptr, orders, want_lcs, None, nbytes))
+            return lengths, hits, lcs  # nothing to run again: the scratch holds every pair's bounds
+    T, D, H, Rb, nr, hyp_b, ref_b = rouge_sizes(lens, ref_ptr, k)
+    big = T > BIG_TOKENS
+    Tb = np.where(big, T // 2 + 1, T)
+    Hb = np.where(big, H // 2 + 1, H)
+    Vb = np.where(big, np.minimum(D, T // 8 + 1), D)
+    pending = np.arange(n_pairs, dtype=np.int64)
+    while len(pending):
+        again = np.zeros((n_pairs, 3), np.int64)  # per pair: tokens, hypothesis tokens + 1, distinct tokens
+        need = Slabs.per_worker_bytes(rouge_layout(T[pending], D[pending], Tb[pending], Hb[pending], Vb[pending],
+                                                   Rb[pending], nr[pending], max_order, want_lcs))
+        for sub, workers in groups(need, threads):
+            todo = pending[sub]
+            caps = (Tb[todo].max(), Hb[todo].max(), Vb[todo].max())
+            layout = rouge_layout(T[todo].max(), D[todo].max(), *caps, Rb[todo].max(), nr[todo].max(), max_order,
+                                  want_lcs)
+            _rouge_group(run, todo, workers, threads, layout, caps, again,
+                         lambda nbytes, todo=todo: _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes))
+        pending = np.flatnonzero(again.any(axis=1)).astype(np.int64)
+        Tb[pending] = np.maximum(Tb[pending], again[pending, 0])
+        Hb[pending] = np.maximum(Hb[pending], again[pending, 1])
+        Vb[pending] = np.maximum(Vb[pending], again[pending, 2])
     return lengths, hits, lcs
+
+
+def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
+    """Run :func:`_pair_rouge_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``,
+    whose steps 2 and 3 hold ``caps`` (tokens, hypothesis tokens + 1, distinct tokens)."""
+    addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k, lengths, hits, lcs = run
+    max_order = int(orders[-1]) if len(orders) else 0
+    unused = np.int64(1) << 62  # caps of scratch the metrics asked for do not use
+    caps = np.array([caps[0] if max_order >= 2 else unused,  # rougeN for N >= 2: n-gram ids per token
+                     caps[1] if max_order >= 2 or want_lcs else unused,  # n-gram table, LCS
+                     caps[2] if max_order >= 1 or want_lcs else unused], np.int64)  # counts, LCS per distinct token
+    if workers == threads:  # pairs that fit on every thread: chunks of >= 2048 pairs
+        bounds = _chunk_bounds(len(todo), max(1, min(256, len(todo) // 2048)))
+    else:  # large pairs, one at a time per thread
+        bounds = np.arange(len(todo) + 1, dtype=np.int64)
+    slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
+    a = slabs.arrays
+    o = slabs.offsets
+    _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k, todo, bounds,
+                    slabs.workers, a[np.int64], o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64],
+                    a[np.uint8], lengths, hits, lcs, caps, again, np.zeros(1, np.int64))
+
+
+def _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes):
+    """The :class:`vecscore.memory.PairMemoryError` message for the largest pair of ``todo`` (all if ``None``)."""
+    n_pairs = len(ref_ptr) - 1
+    pair_b = lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
+    p = int(np.argmax(pair_b)) if todo is None else int(todo[np.argmax(pair_b[todo])])
+    text = int(pair_b[p])
+    kinds = ", ".join([f"ROUGE-{int(n)}" for n in orders] + (["ROUGE-L"] if want_lcs else []))
+    return pair_message("vecscore.rouge", p, int(lens[p]), text - int(lens[p]), int(ref_ptr[p + 1] - ref_ptr[p]),
+                        nbytes, f"{kinds}: {nbytes / max(text, 1):.0f} bytes per byte of its text")
+
+
+def _chunk_bounds(n_items, n_chunks):
+    """:func:`vecscore.kernels.ngrams._chunks` in NumPy."""
+    n_chunks = max(1, min(n_chunks, n_items))
+    return (n_items * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks

@@ -26,6 +26,7 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.kernels.ngrams import _chunks, _table_bits
 from vecscore.kernels.pair_rouge import _clipped_hits, number_keys
+from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["pair_skip_bigram_hits", "DENSE_UNITS"]
 
@@ -84,7 +85,21 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
     n_refs = ref_ptr[n_pairs]
     hits = np.zeros(n_refs, np.int64)
     bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_totals, ref_ptr, offsets,
+                                         hits)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return hits
+
+
+
+@jit
+def _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_totals, ref_ptr, offsets, hits):
+    """The pairs of chunk ``c`` of :func:`pair_skip_bigram_hits`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         most_units = 1
         most_hyp_units = 1
         most_tokens = 1
@@ -135,4 +150,6 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
                 hcnt[hu[j]] = 0
             for j in range(offsets[p], offsets[p + 1]):
                 loc[ids[j]] = -1
-    return hits
+    except Exception:
+        return False
+    return True

@@ -37,7 +37,7 @@ from vecscore._jit import jit
 from vecscore.kernels.bleu_tokenize import replace_from
 from vecscore.kernels.swar import block_64, ctz, emit_bits, low_bits, range_bits
 
-__all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH"]
+__all__ = ["spans_13a", "spans_whitespace", "rewrite", "WORD_GROWTH", "word_scratch"]
 
 # byte classes: whitespace (str.isspace), R1's characters, word characters, and the word
 # characters that R2-R4 can split at
@@ -407,9 +407,10 @@ def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
     Token spans go to ``starts``/``ends`` from slot ``k``; returns the next
     free slot, or -1 if ``check`` is set and the text holds ``<``, ``\\n`` or
     ``&`` (step 1 may change it: :func:`rewrite` it, then call again without
-    ``check``).  Scratch: ``a``, ``b`` (int64) of at least
-    ``WORD_GROWTH * (longest word + 2)`` items, ``ts``, ``te``, ``tsplit``
-    (int64) of ``n + 1``, ``pad`` (uint8) of 64.
+    ``check``), or ``-3 - L`` when a word of ``L`` bytes that R2-R4 must
+    replay does not fit ``a`` and ``b`` (call again with
+    :func:`word_scratch` of ``L`` items).  Scratch: ``a``, ``b`` (int64),
+    ``ts``, ``te``, ``tsplit`` (int64) of ``n + 2``, ``pad`` (uint8) of 64.
     """
     got = _spans_13a_masks(src, n, starts, ends, k, check, pad)
     if got != -2:
@@ -417,15 +418,26 @@ def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
     return _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad)
 
 
+@jit(inline=True)
+def word_scratch(longest):
+    """Items of ``a`` and ``b`` that :func:`spans_13a` needs for words of up to ``longest`` bytes."""
+    return WORD_GROWTH * (longest + 2) + 16
+
+
 @jit
 def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
     """:func:`spans_13a` (same arguments and result) for a text with a word holding two or more
     of ``.``, ``,`` and ``-``: words and R1's characters from :func:`_candidates`, then R2-R4
     replayed on each word that needs them (:func:`_split_word`).
+
+    When such a word is too long for ``a`` and ``b`` (:func:`word_scratch`), returns
+    ``-3 - L``, ``L`` the longest such word of the text, and its spans are not to be used.
     """
     m = _candidates(src[:n], n, ts, te, tsplit, pad, check)
     if m < 0:
         return -1
+    too_long = 0  # the longest word R2-R4 must replay that does not fit a and b
+    room = min(len(a), len(b))
     p = 0  # the next '.', ',' or '-' at or after the current span
     for x in range(m):
         s = ts[x]
@@ -439,7 +451,10 @@ def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
             continue
         j = tsplit[p]
         if tsplit[p + 1] < e:
-            k = _split_word(src, s, e, starts, ends, k, a, b)
+            if word_scratch(e - s) > room:
+                too_long = max(too_long, e - s)
+            else:
+                k = _split_word(src, s, e, starts, ends, k, a, b)
         elif not _split_once(src, s, e, j):
             starts[k] = s
             ends[k] = e
@@ -456,7 +471,7 @@ def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
                 starts[k] = j + 1
                 ends[k] = e
                 k += 1
-    return k
+    return k if too_long == 0 else -3 - too_long
 
 
 @jit

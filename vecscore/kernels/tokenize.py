@@ -10,7 +10,6 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 
-
 # Code-point classes used by :func:`split_codepoints`.
 SEP = 0  # separator (not part of any token)
 WORD = 1  # part of a run that forms one token

@@ -23,6 +23,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.ngrams import _chunks, _longest_row, _slot, _table_bits
+from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["weighted_overlap_pairs", "weighted_lcs_pairs"]
 
@@ -33,7 +34,19 @@ def weighted_overlap_pairs(keys, kw, off, a_rows, b_rows):
     m = len(a_rows)
     out = np.zeros(m, np.int64)
     bounds = _chunks(m, 64)
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _weighted_overlap_chunk(bounds, c, a_rows, b_rows, out, off, kw, keys)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+@jit
+def _weighted_overlap_chunk(bounds, c, a_rows, b_rows, out, off, kw, keys):
+    """The row pairs of chunk ``c`` of :func:`weighted_overlap_pairs`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         size = 1 << _table_bits(_longest_row(off, a_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         ta = np.empty(size, np.int64)
@@ -67,7 +80,9 @@ def weighted_overlap_pairs(keys, kw, off, a_rows, b_rows):
                 if ta[j] != -1:
                     total += min(ta[j], tb[j])
             out[k] = total
-    return out
+    except Exception:
+        return False
+    return True
 
 
 @jit
@@ -94,7 +109,20 @@ def weighted_lcs_pairs(ids, off, w, a_rows, b_rows):
     m = len(a_rows)
     out = np.zeros(m, np.int64)
     bounds = _chunks(m, 64)
+    failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
+        failed[c] = not _wlcs_chunk(bounds, c, ids, off, out, w, a_rows, b_rows)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+
+@jit
+def _wlcs_chunk(bounds, c, ids, off, out, w, a_rows, b_rows):
+    """The row pairs of chunk ``c`` of :func:`weighted_lcs_pairs`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         longest = 1
         for k in range(bounds[c], bounds[c + 1]):
             la = off[a_rows[k] + 1] - off[a_rows[k]]
@@ -109,4 +137,6 @@ def weighted_lcs_pairs(ids, off, w, a_rows, b_rows):
                 out[k] = _wlcs_chars(y, x, w, r0, r1)
             else:
                 out[k] = _wlcs_chars(x, y, w, r0, r1)
-    return out
+    except Exception:
+        return False
+    return True

@@ -78,6 +78,7 @@ from vecscore.kernels.lcs import (
     check_table_size,
     prepare_pairs,
 )
+from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["wlcs_perl_pairs", "wlcs_lin_pairs"]
 
@@ -248,7 +249,21 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
     for s in range(len(r_sent) - 1):
         top = max(top, r_sent[s + 1] - r_sent[s] + 1)
     f = _weights(alpha, top)
+    failed = np.zeros(n_chunks, np.bool_)
     for c in prange(n_chunks):
+        failed[c] = not _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids,
+                                         rb_ids, h_sent, r_sent, whit, h_rows, r_rows, f, h_ids, r_ids)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return whit, wbase
+
+
+@jit
+def _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids, h_sent, r_sent,
+                     whit, h_rows, r_rows, f, h_ids, r_ids):
+    """The pairs of chunk ``c`` of :func:`_wlcs_perl_pairs`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         lo = c * k // n_chunks
         hi = (c + 1) * k // n_chunks
         bud_h = np.zeros(vocab_size, np.int64)
@@ -326,7 +341,9 @@ def _wlcs_perl_pairs(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_of
             whit[p] = hit
             _clear_budget(bud_h, hb_ids, h_lo, h_hi)
             _clear_budget(bud_r, rb_ids, r_lo, r_hi)
-    return whit, wbase
+    except Exception:
+        return False
+    return True
 
 
 @jit
@@ -366,7 +383,19 @@ def _wlcs_lin_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, alpha, n_chunks)
         lb = b_off[b_rows[p] + 1] - b_off[b_rows[p]]
         top = max(top, min(la, lb) + 1)
     f = _weights(alpha, top)
+    failed = np.zeros(n_chunks, np.bool_)
     for c in prange(n_chunks):
+        failed[c] = not _wlcs_lin_chunk(n_chunks, c, k, a_ids, b_ids, out, f, a_off, b_off, a_rows, b_rows)
+    if failed.any():
+        raise MemoryError(CHUNK_FAILED)
+    return out
+
+
+@jit
+def _wlcs_lin_chunk(n_chunks, c, k, a_ids, b_ids, out, f, a_off, b_off, a_rows, b_rows):
+    """The pairs of chunk ``c`` of :func:`_wlcs_lin_pairs`; False if its scratch could not be allocated
+    (an exception inside a parallel loop would be lost)."""
+    try:
         lo = c * k // n_chunks
         hi = (c + 1) * k // n_chunks
         c0 = np.empty(0, np.float64)
@@ -384,7 +413,9 @@ def _wlcs_lin_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, alpha, n_chunks)
                 l0 = np.empty(len(y) + 1, np.int64)
                 l1 = np.empty(len(y) + 1, np.int64)
             out[p] = _wlcs_lin(x, y, f, c0, c1, l0, l1)
-    return out
+    except Exception:
+        return False
+    return True
 
 
 def _check_alpha(alpha):

@@ -90,7 +90,14 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
 from vecscore.kernels.intern import ASCII_LOWER
-from vecscore.kernels.swar import block_64, ctz, emit_bits, low_bits, popcount, range_bits
+from vecscore.kernels.swar import (
+    block_64,
+    ctz,
+    emit_bits,
+    low_bits,
+    popcount,
+    range_bits,
+)
 from vecscore.text.spans import TokenSpans, encode_texts
 
 __all__ = ["perl_tokenize", "perl_tokenize_sentences"]
@@ -268,8 +275,11 @@ def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
     empty = np.empty(0, np.int64)
     unlimited = word_limit == 0 and byte_limit == 0
     chunks = min(n, _CHUNKS)
+    # scratch for a block at the end of the buffer, one per chunk (allocated here: an allocation that
+    # fails inside a parallel loop is lost)
+    pads = np.empty((max(chunks, 1), 64), np.uint8)
     for c in prange(chunks):
-        pad = np.empty(64, np.uint8)  # for a block at the end of the buffer
+        pad = pads[c]
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             if unlimited:
                 k, s = _count_unlimited(buf, offsets[i], offsets[i + 1], pad)
@@ -288,7 +298,7 @@ def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
     sent_tok_offsets = np.zeros(sent_offsets[n] + 1, np.int64)
     sent_ends = sent_tok_offsets[1:]
     for c in prange(chunks):
-        pad = np.empty(64, np.uint8)
+        pad = pads[c]
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             if unlimited:
                 _fill_unlimited(buf, offsets[i], offsets[i + 1], pad, starts, ends, sent_ends,
