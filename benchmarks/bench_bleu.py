@@ -71,8 +71,8 @@ def _best(fn, repeat: int):
 def bench_bleu(args) -> None:
     import sacrebleu
 
-    from benchmarks.run import _report
-    from vecscore.bleu import corpus_bleu, sentence_bleu
+    from benchmarks.report import report as _report
+    from vecscore.bleu.api import corpus_bleu, sentence_bleu
 
     n = args.pairs
     hyps, streams = mt_pairs(n, seed=0)

@@ -37,7 +37,12 @@ import numba  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vecscore.rouge155 import perl_average, rouge155, rouge155_args, script_metric_name  # noqa: E402
+from vecscore.rouge.rouge155.api import (  # noqa: E402
+    perl_average,
+    rouge155,
+    rouge155_args,
+    script_metric_name,
+)
 
 FLAGS = ["-n", "2", "-w", "1.2", "-2", "4", "-U"]
 DATA = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))

@@ -14,36 +14,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
-import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vecscore  # noqa: E402
 from benchmarks.corpus import summary_pairs  # noqa: E402
-
-
-def _best_time(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-def _report(name: str, n_ours: int, t_ours: float, anchor: str, n_theirs: int, t_theirs: float, tuned: float | None = None) -> None:
-    ours = n_ours / t_ours
-    theirs = n_theirs / t_theirs
-    print(f"[{name}] numba threads: {numba.get_num_threads()}")
-    print(f"[{name}] vecscore : {n_ours:>9,d} pairs in {t_ours:8.3f} s = {ours:12,.0f} pairs/s")
-    print(f"[{name}] {anchor:<9}: {n_theirs:>9,d} pairs in {t_theirs:8.3f} s = {theirs:12,.0f} pairs/s")
-    print(f"[{name}] ratio    : {ours / theirs:,.1f}x")
-    if tuned is not None:
-        print(f"[{name}] vecscore after vecscore.tune_memory(): {n_ours / tuned:12,.0f} pairs/s = {n_ours / tuned / theirs:,.1f}x")
+from benchmarks.report import best_time as _best_time  # noqa: E402
+from benchmarks.report import report as _report  # noqa: E402
 
 
 def _tuned_time(fn, repeat: int) -> float | None:

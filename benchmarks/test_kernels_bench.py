@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.corpus import summary_pairs
-from vecscore.batch import build_batch, intern
-from vecscore.counts import ngram_counts, overlap
+from vecscore.engine.batch import build_batch, intern
+from vecscore.engine.counts import ngram_counts, overlap
 from vecscore.text.tokenizers import tokenize
 
 

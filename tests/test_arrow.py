@@ -7,10 +7,10 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 
 from vecscore import rouge  # noqa: E402
-from vecscore.arrow import corpus_from_table, score_table  # noqa: E402
-from vecscore.bleu import corpus_bleu, sentence_bleu  # noqa: E402
+from vecscore.bleu.api import corpus_bleu, sentence_bleu  # noqa: E402
 from vecscore.errors import VecscoreError  # noqa: E402
-from vecscore.stream import make_spec, score_corpus  # noqa: E402
+from vecscore.io.arrow import corpus_from_table, score_table  # noqa: E402
+from vecscore.io.stream import make_spec, score_corpus  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 HYPS = ["the cat sat on the mat", "a quick brown fox", "", "hello there general kenobi"]

@@ -15,12 +15,18 @@ from hypothesis import strategies as st
 from tests.conftest import data_file
 from tests.reference.bleu_py import corpus_stats
 from vecscore import VecscoreError
-from vecscore.batch import build_batch
-from vecscore.bleu import (
-    BLEU, BleuStats, TokenizedInputWarning, bleu_statistics, corpus_bleu, corpus_bleu_from_stats, sentence_bleu,
+from vecscore.bleu.api import (
+    BLEU,
+    BleuStats,
+    TokenizedInputWarning,
+    bleu_statistics,
+    corpus_bleu,
+    corpus_bleu_from_stats,
+    sentence_bleu,
     sentence_bleu_from_stats,
 )
-from vecscore.bleu_stats import batch_stats, sparse_counts
+from vecscore.bleu.compiled import batch_stats, sparse_counts
+from vecscore.engine.batch import build_batch
 from vecscore.text.sacrebleu_tokenizers import tokenize
 
 sacrebleu = pytest.importorskip("sacrebleu")

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.reference.bleu_py import corpus_stats
-from vecscore.bleu import corpus_bleu, sentence_bleu
-from vecscore.bleu_direct import direct_stats
+from vecscore.bleu.api import corpus_bleu, sentence_bleu
+from vecscore.bleu.direct import direct_stats
+from vecscore.engine.pair_rows import pair_rows
 from vecscore.kernels.pair_bleu import pair_bleu_counts
-from vecscore.pair_rows import pair_rows
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402

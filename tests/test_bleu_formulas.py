@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.conftest import data_file
 from tests.reference.bleu_py import corpus_stats
 from vecscore import VecscoreError
-from vecscore import bleu_formulas as bf
+from vecscore.bleu import formulas as bf
 
 sacrebleu = pytest.importorskip("sacrebleu")
 nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")

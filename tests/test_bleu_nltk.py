@@ -1,4 +1,4 @@
-"""NLTK parity (<= 1e-12) of vecscore.bleu_nltk, methods 0-7, corpus and sentence level."""
+"""NLTK parity (<= 1e-12) of vecscore.bleu.nltk, methods 0-7, corpus and sentence level."""
 from __future__ import annotations
 
 import warnings
@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import data_file
 from vecscore import VecscoreError
-from vecscore.bleu_nltk import NLTK_METHODS, nltk_corpus_bleu, nltk_sentence_bleu
+from vecscore.bleu.nltk import NLTK_METHODS, nltk_corpus_bleu, nltk_sentence_bleu
 
 nb = pytest.importorskip("nltk.translate.bleu_score")
 WEIGHTS = [(0.25, 0.25, 0.25, 0.25), (0.5, 0.5), (1 / 3, 1 / 3, 1 / 3), (0.1, 0.2, 0.3, 0.2, 0.2)]

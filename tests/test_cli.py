@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vecscore.cli import main
+from vecscore.cli.main import main
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -11,11 +11,11 @@ from pathlib import Path
 import numba
 import pytest
 
-from vecscore import cli_io
-from vecscore.cli import main
-from vecscore.cli_io import atomic_output, progress_bar
+from vecscore.cli.main import main
 from vecscore.errors import VecscoreError
-from vecscore.io import prefetch
+from vecscore.io import write as cli_io
+from vecscore.io.read import prefetch
+from vecscore.io.write import atomic_output, progress_bar
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -261,7 +261,7 @@ def test_results_identical_for_chunk_sizes_and_workers(tmp_path, capsys):
 
 
 def test_permission_denied_and_directory_inputs(tmp_path, capsys, monkeypatch):
-    import vecscore.io as vio
+    import vecscore.io.read as vio
 
     (tmp_path / "h.txt").write_text("a\n")
     code, err = _run(["rouge", "--hyps", str(tmp_path), "--refs", str(tmp_path / "h.txt")], capsys)

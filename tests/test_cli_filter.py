@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from vecscore.cli import main
-from vecscore.cli_filter import parse_condition
+from vecscore.cli.filter import parse_condition
+from vecscore.cli.main import main
 from vecscore.errors import VecscoreError
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from vecscore import rouge
-from vecscore.bleu import corpus_bleu, sentence_bleu
-from vecscore.cli import main
+from vecscore.bleu.api import corpus_bleu, sentence_bleu
+from vecscore.cli.main import main
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -125,7 +125,7 @@ def test_bleu_commands_match_the_library(tmp_path, capsys):
 
 
 def test_rouge155_command(tmp_path, capsys):
-    from vecscore.rouge155 import rouge155
+    from vecscore.rouge.rouge155.api import rouge155
 
     inputs = _write_inputs(tmp_path)
     refs = [list(x) for x in zip(REFS1, REFS2)]

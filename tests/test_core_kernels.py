@@ -1,7 +1,6 @@
 """Core kernels against their plain-Python twins: tokenizers, interning, sparse counts."""
 from __future__ import annotations
 
-
 import numba
 import numpy as np
 import pytest
@@ -9,10 +8,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.reference.rouge_n_py import ngrams
-from tests.reference.tokenize_py import char_tokens, cjk_tokens, intern_first_occurrence, rouge_score_tokens, whitespace_tokens
-from vecscore.batch import Ragged, intern
-from vecscore.counts import ngram_counts, overlap
-from vecscore.kernels.intern import ASCII_LOWER, IDENTITY, intern_keys, intern_keys_chunked, intern_spans_exact, spans_match_first, token_keys
+from tests.reference.tokenize_py import (
+    char_tokens,
+    cjk_tokens,
+    intern_first_occurrence,
+    rouge_score_tokens,
+    whitespace_tokens,
+)
+from vecscore.engine.batch import Ragged, intern
+from vecscore.engine.counts import ngram_counts, overlap
+from vecscore.kernels.intern import (
+    ASCII_LOWER,
+    IDENTITY,
+    intern_keys,
+    intern_keys_chunked,
+    intern_spans_exact,
+    spans_match_first,
+    token_keys,
+)
 from vecscore.text.spans import encode_texts
 from vecscore.text.tokenizers import tokenize
 

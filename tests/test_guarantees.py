@@ -218,7 +218,7 @@ def test_interrupt_leaves_no_partial_file(tmp_path, sig, code):
 # clear errors and quiet traps ----------------------------------------------------------------------
 
 def test_byte_order_marks_are_dropped(tmp_path):
-    from vecscore.cli import main
+    from vecscore.cli.main import main
 
     (tmp_path / "h.txt").write_bytes("\ufeff".encode() + "\n".join(H).encode() + b"\n")
     (tmp_path / "r.txt").write_text("\n".join(R1) + "\n")
@@ -252,7 +252,7 @@ def test_missing_optional_dependency_says_what_to_install(tmp_path):
     code = f"""
         import sys
         sys.modules["nltk"] = None  # as if NLTK were not installed
-        from vecscore.cli import main
+        from vecscore.cli.main import main
         sys.exit(main(["rouge", "--hyps", {str(tmp_path / 'h.txt')!r}, "--refs", {str(tmp_path / 'h.txt')!r},
                        "--stem"]))
     """

@@ -1,4 +1,4 @@
-"""Reading a batch of ``str`` in place (vecscore.text.in_place, vecscore.pair_rows).
+"""Reading a batch of ``str`` in place (vecscore.kernels.in_place, vecscore.engine.pair_rows).
 
 Expected bytes come from Python's own ``str.encode``; expected scores from
 the corpus-vocabulary route and from rouge-score's tokenizer rules.
@@ -14,12 +14,21 @@ from hypothesis import strategies as st
 
 import vecscore
 from vecscore import VecscoreError
-from vecscore.batch import build_batch
-from vecscore.pair_rows import pair_rows
-from vecscore.rouge import parse_metric
-from vecscore.rouge_compiled import metric_stats
-from vecscore.rouge_direct import _lowered_utf8, direct_stats
-from vecscore.text.in_place import ASCII, NON_ASCII, NOT_STR, TextRows, from_buffer, str_rows, text_at, word_at
+from vecscore.engine.batch import build_batch
+from vecscore.engine.pair_rows import pair_rows
+from vecscore.kernels.in_place import (
+    ASCII,
+    NON_ASCII,
+    NOT_STR,
+    TextRows,
+    from_buffer,
+    str_rows,
+    text_at,
+    word_at,
+)
+from vecscore.rouge.api import parse_metric
+from vecscore.rouge.compiled import metric_stats
+from vecscore.rouge.direct import _lowered_utf8, direct_stats
 
 pytestmark = pytest.mark.skipif(str_rows([]) is None, reason="this Python's str cannot be read in place")
 

@@ -34,7 +34,7 @@ warnings.simplefilter("ignore")
 metric, mb, budget = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 import numpy as np
 import vecscore
-from vecscore.bleu import corpus_bleu, sentence_bleu
+from vecscore.bleu.api import corpus_bleu, sentence_bleu
 
 
 def score(h, r):
@@ -198,8 +198,8 @@ import numpy as np
 import vecscore.memory as memory
 from vecscore.kernels import pair_bleu, pair_rouge
 from vecscore.kernels.intern import ASCII_LOWER
-from vecscore.pair_rows import pair_rows
-from vecscore.rouge_direct import _lowered_utf8
+from vecscore.engine.pair_rows import pair_rows
+from vecscore.rouge.direct import _lowered_utf8
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
 if sys.argv[1] == "small-caps":  # every pair takes the large-pair path, first tries too little, runs again

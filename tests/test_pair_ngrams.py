@@ -1,5 +1,5 @@
 """Per-pair n-gram hits over corpus ids (vecscore.kernels.pair_ngrams) against the
-sparse-count route (vecscore.counts) and a Counter twin."""
+sparse-count route (vecscore.engine.counts) and a Counter twin."""
 from __future__ import annotations
 
 from collections import Counter
@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vecscore.batch import Ragged
-from vecscore.counts import ngram_counts, overlap
+from vecscore.engine.batch import Ragged
+from vecscore.engine.counts import ngram_counts, overlap
 from vecscore.kernels.pair_ngrams import pair_ngram_hits_ids
 
 

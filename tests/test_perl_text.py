@@ -17,7 +17,12 @@ from tests.conftest import data_file
 from tests.oracles.perl_rouge import EXCEPTION_ORDER, release_dir
 from vecscore import VecscoreError
 from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
-from vecscore.text.perl_stemmer import EXCEPTION_FILE_ORDER, porter_stem, stem, wordnet_exceptions
+from vecscore.text.perl_stemmer import (
+    EXCEPTION_FILE_ORDER,
+    porter_stem,
+    stem,
+    wordnet_exceptions,
+)
 from vecscore.text.stopwords import smart_stopwords
 
 # anchors.md 4.7, last column: Perl -m with a correctly built DB.  Except "better": anchors.md's DB
@@ -303,7 +308,13 @@ def test_exception_order_matches_published_scores(perl_rouge, shared_data, tmp_p
 def test_unlimited_mask_scan_equals_the_byte_scan(text, before, after):
     # the 64-byte mask route used without -l/-b against the byte loop used with them, on a text
     # inside a larger buffer (token bytes on both sides, blocks crossing its ends)
-    from vecscore.text.perl_rouge import _ALNUM, _SPACE, _count_unlimited, _fill_unlimited, _scan_text
+    from vecscore.text.perl_rouge import (
+        _ALNUM,
+        _SPACE,
+        _count_unlimited,
+        _fill_unlimited,
+        _scan_text,
+    )
 
     body = text.encode("utf-8")
     buf = np.frombuffer(b"x" * before + body + b"y" * after, np.uint8)

@@ -20,9 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import data_file
-from vecscore import VecscoreError, _jit, bleu, bleu_nltk, route
-from vecscore import bleu_formulas as bf
-from vecscore.bleu import (
+from vecscore import VecscoreError, _jit, route
+from vecscore.bleu import api as bleu
+from vecscore.bleu import formulas as bf
+from vecscore.bleu import nltk as bleu_nltk
+from vecscore.bleu import plain as plain_bleu
+from vecscore.bleu.api import (
     BLEU,
     bleu_statistics,
     corpus_bleu,
@@ -30,9 +33,8 @@ from vecscore.bleu import (
     sentence_bleu,
     sentence_bleu_from_stats,
 )
-from vecscore.bleu_nltk import NLTK_METHODS, nltk_corpus_bleu, nltk_sentence_bleu
-from vecscore.plain import bleu as plain_bleu
-from vecscore.plain.bleu_formulas import KERNELS, plain_function
+from vecscore.bleu.nltk import NLTK_METHODS, nltk_corpus_bleu, nltk_sentence_bleu
+from vecscore.bleu.plain_formulas import KERNELS, plain_function
 from vecscore.text import sacrebleu_tokenizers
 
 sacrebleu = pytest.importorskip("sacrebleu")
@@ -374,7 +376,7 @@ def test_plain_route_never_imports_numba(tmp_path):
     """Importing the BLEU modules and scoring a small batch leaves numba unloaded."""
     code = """
 import sys
-import vecscore.bleu, vecscore.bleu_nltk
+import vecscore.bleu, vecscore.bleu.nltk
 from vecscore import BLEU, corpus_bleu, nltk_corpus_bleu, nltk_sentence_bleu, sentence_bleu
 assert "numba" not in sys.modules
 h, r = ["the cat sat on the mat ."] * 3, [["the cat is on the mat .", "a cat sat on a mat"]] * 3

@@ -1,4 +1,4 @@
-"""The plain route of vecscore.rouge155 (vecscore.plain.rouge155) against the compiled route, bit for bit.
+"""The plain route of vecscore.rouge155 (vecscore.rouge.rouge155.plain) against the compiled route, bit for bit.
 
 Every comparison scores the same call with ``VECSCORE_ROUTE=plain`` and with
 ``VECSCORE_ROUTE=compiled`` and requires identical arrays (``np.array_equal``,
@@ -23,11 +23,11 @@ import pytest
 
 import vecscore.route
 from tests.conftest import data_file
-from vecscore.plain import rouge155 as plain155
-from vecscore.plain import rouge155_bags
-from vecscore.rouge155 import perl_average, rouge155, rouge155_args
+from vecscore.rouge.rouge155 import plain as plain155
+from vecscore.rouge.rouge155 import plain_bags as rouge155_bags
+from vecscore.rouge.rouge155.api import perl_average, rouge155, rouge155_args
 
-r155 = importlib.import_module("vecscore.rouge155")  # the module (vecscore.rouge155 the attribute is the function)
+r155 = importlib.import_module("vecscore.rouge.rouge155.api")  # the module (vecscore.rouge155 is the function)
 
 # (script flags, extra rouge155 options)
 OPTION_SETS = [
@@ -272,7 +272,7 @@ def test_plain_route_loads_no_numba():
         pkg = types.ModuleType("vecscore")
         pkg.__path__ = [{str(Path(r155.__file__).parent)!r}]
         sys.modules["vecscore"] = pkg
-        import vecscore.rouge155 as m
+        from vecscore.rouge.rouge155 import api as m
         assert "numba" not in sys.modules, "import"
         os.environ["VECSCORE_ROUTE"] = "plain"
         hyps = ["Police killed the gunman.\\nHe fled the scene.", "mice went home"]

@@ -12,9 +12,9 @@ ray = pytest.importorskip("ray", reason="Ray Data is optional (pip install 'vecs
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from vecscore.arrow import score_table  # noqa: E402
 from vecscore.integrations.ray import corpus_score, score_dataset  # noqa: E402
-from vecscore.stream import make_spec, score_corpus  # noqa: E402
+from vecscore.io.arrow import score_table  # noqa: E402
+from vecscore.io.stream import make_spec, score_corpus  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 METRICS = ["rouge1", "rouge2", "rougeL", "rougeLsum", "bleu"]

@@ -12,7 +12,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow")
 
-from vecscore.arrow import score_table  # noqa: E402
+from vecscore.io.arrow import score_table  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 DOC = Path(__file__).resolve().parents[1] / "docs" / "recipes.md"

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError
-from vecscore.rouge155 import perl_average, perl_round5, rouge155, rouge155_args, script_metric_name
+from vecscore.rouge.rouge155.api import (
+    perl_average,
+    perl_round5,
+    rouge155,
+    rouge155_args,
+    script_metric_name,
+)
 
 FULL = ["-n", "4", "-w", "1.2", "-2", "4", "-U"]
 

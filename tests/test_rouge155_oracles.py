@@ -19,6 +19,7 @@ shows that without it exactly the pairs containing these words differ.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -26,11 +27,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import importlib
-
-r155 = importlib.import_module("vecscore.rouge155")  # the module (vecscore.rouge155 the attribute is the function)
+r155 = importlib.import_module("vecscore.rouge.rouge155.api")  # the module (vecscore.rouge155 is the function)
 from tests.conftest import data_file
-from vecscore.rouge155 import perl_average, rouge155, rouge155_args, script_metric_name
+from vecscore.rouge.rouge155.api import (
+    perl_average,
+    rouge155,
+    rouge155_args,
+    script_metric_name,
+)
 from vecscore.text.perl_stemmer import stem as _stem
 
 M_REALSUMM = ["rouge1", "rouge2", "rouge3", "rouge4", "rougeL", "rougeW-1.2", "rougeS4", "rougeSU4"]

@@ -20,14 +20,14 @@ from tests.reference.lcs_py import lcs_length
 from tests.reference.rouge_n_py import rouge_n_counts
 from tests.reference.tokenize_py import rouge_score_tokens
 from vecscore import VecscoreError
-from vecscore.batch import build_batch
+from vecscore.engine.batch import build_batch
+from vecscore.engine.pair_rows import pair_rows
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
-from vecscore.rouge import parse_metric
-from vecscore.rouge_compiled import metric_stats
-from vecscore.pair_rows import pair_rows
-from vecscore.rouge_direct import _lowered_utf8, direct_applicable, direct_stats
+from vecscore.rouge.api import parse_metric
+from vecscore.rouge.compiled import metric_stats
+from vecscore.rouge.direct import _lowered_utf8, direct_applicable, direct_stats
 from vecscore.text.spans import ascii_view
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 

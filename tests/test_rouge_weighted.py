@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.reference.skipgrams_py import weighted_lcs, weighted_ngram
 from vecscore import rouge
 from vecscore.errors import VecscoreError
-from vecscore.rouge_weighted import rouge_weighted
+from vecscore.rouge.weighted import rouge_weighted
 
 jieba = pytest.importorskip("jieba")
 

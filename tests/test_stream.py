@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from vecscore import rouge
-from vecscore.bleu import corpus_bleu, sentence_bleu
+from vecscore.bleu.api import corpus_bleu, sentence_bleu
 from vecscore.errors import VecscoreError
-from vecscore.parallel import numba_threads, resolve_workers
-from vecscore.stream import (
+from vecscore.io.stream import (
     BleuSpec,
     CorpusAccumulator,
     ExactSum,
@@ -21,6 +20,7 @@ from vecscore.stream import (
     make_spec,
     score_corpus,
 )
+from vecscore.parallel import numba_threads, resolve_workers
 
 WORDS = "the a cat dog sat on mat rug and with big small red . , quickly ran home".split()
 

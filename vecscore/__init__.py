@@ -12,25 +12,25 @@ import importlib
 from typing import TYPE_CHECKING
 
 from vecscore._version import __version__
-from vecscore.rouge import rouge
-from vecscore.rouge155 import perl_average, rouge155, rouge155_args
+from vecscore.rouge.api import rouge
+from vecscore.rouge.rouge155.api import perl_average, rouge155, rouge155_args
 
 _EXPORTS = {
-    "RougeScorer": "vecscore.rouge_scorer",
-    "BLEU": "vecscore.bleu",
-    "BLEUScore": "vecscore.bleu",
-    "corpus_bleu": "vecscore.bleu",
-    "sentence_bleu": "vecscore.bleu",
-    "bleu_statistics": "vecscore.bleu",
-    "corpus_bleu_from_stats": "vecscore.bleu",
-    "sentence_bleu_from_stats": "vecscore.bleu",
-    "BleuStats": "vecscore.stats",
-    "nltk_corpus_bleu": "vecscore.bleu_nltk",
-    "nltk_sentence_bleu": "vecscore.bleu_nltk",
-    "rouge_weighted": "vecscore.rouge_weighted",
+    "RougeScorer": "vecscore.rouge.scorer",
+    "BLEU": "vecscore.bleu.api",
+    "BLEUScore": "vecscore.bleu.api",
+    "corpus_bleu": "vecscore.bleu.api",
+    "sentence_bleu": "vecscore.bleu.api",
+    "bleu_statistics": "vecscore.bleu.api",
+    "corpus_bleu_from_stats": "vecscore.bleu.api",
+    "sentence_bleu_from_stats": "vecscore.bleu.api",
+    "BleuStats": "vecscore.bleu.stats",
+    "nltk_corpus_bleu": "vecscore.bleu.nltk",
+    "nltk_sentence_bleu": "vecscore.bleu.nltk",
+    "rouge_weighted": "vecscore.rouge.weighted",
     "tune_memory": "vecscore.memory",
-    "RougeResult": "vecscore.results",
-    "Score": "vecscore.results",
+    "RougeResult": "vecscore.rouge.results",
+    "Score": "vecscore.rouge.results",
     "VecscoreError": "vecscore.errors",
     "EmptyTokenizationWarning": "vecscore.errors",
     "UndefinedMetricWarning": "vecscore.errors",
@@ -53,7 +53,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from vecscore.bleu import (
+    from vecscore.bleu.api import (
         BLEU,
         BLEUScore,
         bleu_statistics,
@@ -62,14 +62,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         sentence_bleu,
         sentence_bleu_from_stats,
     )
-    from vecscore.bleu_nltk import nltk_corpus_bleu, nltk_sentence_bleu
+    from vecscore.bleu.nltk import nltk_corpus_bleu, nltk_sentence_bleu
+    from vecscore.bleu.stats import BleuStats
     from vecscore.errors import (
         EmptyTokenizationWarning,
         UndefinedMetricWarning,
         VecscoreError,
     )
     from vecscore.memory import tune_memory
-    from vecscore.results import RougeResult, Score
-    from vecscore.rouge_scorer import RougeScorer
-    from vecscore.rouge_weighted import rouge_weighted
-    from vecscore.stats import BleuStats
+    from vecscore.rouge.results import RougeResult, Score
+    from vecscore.rouge.scorer import RougeScorer
+    from vecscore.rouge.weighted import rouge_weighted

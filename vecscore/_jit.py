@@ -3,7 +3,7 @@
 Kernels are plain Python functions decorated with :func:`jit`.  Decorating
 costs nothing: numba is not imported until the first kernel is *called*
 (:func:`activate`), so ``import vecscore`` and the small-batch route
-(:mod:`vecscore.plain`) never pay for numba's import or compilation.  On
+(the ``plain`` module of each metric) never pay for numba's import or compilation.  On
 activation every kernel becomes a numba dispatcher, compiled lazily on its
 first call and cached on disk in the folder :mod:`vecscore.cache_dir` picks
 (the package's own folder, else a per-user cache, else a temporary folder).

@@ -13,7 +13,7 @@ Accepted inputs (decided by the type of the first hypothesis, never guessed per 
 the k-th reference of pair ``i``; ``None`` marks a missing reference.
 
 This module imports neither numba nor any kernel: both the compiled route and
-the small-batch route (:mod:`vecscore.plain`) start here.
+the small-batch route (the ``plain`` module of each metric) start here.
 """
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ check it on the real corpora and at the switch):
     to minutes; cached on disk afterwards, see :mod:`vecscore.cache_dir`) and
     every process pays numba's import and cache loading (~0.5 s).
 ``plain``
-    :mod:`vecscore.plain`: Python and NumPy, no numba at all: the first score
+    :mod:`vecscore.rouge.plain`, :mod:`vecscore.bleu.plain`, :mod:`vecscore.rouge.rouge155.plain`:
+    Python and NumPy, no numba at all: the first score
     in a fresh environment comes in well under a second.
 
 ``auto`` (the default) takes the plain route when the plain route implements

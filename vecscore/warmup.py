@@ -35,8 +35,8 @@ _ZH = (["我们今天去公园散步", "他喜欢读书"], [["我们今天在公
 
 
 def _rouge() -> None:
-    from vecscore.rouge import rouge
-    from vecscore.rouge_scorer import RougeScorer
+    from vecscore.rouge.api import rouge
+    from vecscore.rouge.scorer import RougeScorer
 
     ascii_hyps, ascii_refs = _HYPS[:2], _REFS[:2]
     for refs in (ascii_refs, [r[0] for r in ascii_refs]):  # the per-pair kernel: rougeN/rougeL on ASCII text
@@ -57,14 +57,14 @@ def _rouge() -> None:
 
 
 def _rouge_weighted() -> None:
-    from vecscore.rouge_weighted import rouge_weighted
+    from vecscore.rouge.weighted import rouge_weighted
 
     rouge_weighted(_HYPS, _REFS, metrics=["rouge1", "rouge2", "rougeL"])
 
 
 def _bleu() -> None:
-    from vecscore.bleu import BLEU, corpus_bleu, sentence_bleu
-    from vecscore.bleu_nltk import nltk_corpus_bleu, nltk_sentence_bleu
+    from vecscore.bleu.api import BLEU, corpus_bleu, sentence_bleu
+    from vecscore.bleu.nltk import nltk_corpus_bleu, nltk_sentence_bleu
 
     streams = [[r[k] for r in _REFS] for k in range(2)]
     for hyps, refs in ((_HYPS[:2], [s[:2] for s in streams]), (_HYPS, streams)):  # ASCII: the per-pair kernel
@@ -84,7 +84,7 @@ def _bleu() -> None:
 
 
 def _rouge155() -> None:
-    from vecscore.rouge155 import rouge155, rouge155_args
+    from vecscore.rouge.rouge155.api import rouge155, rouge155_args
 
     flags = ["-n 2 -w 1.2 -2 4 -U", "-n 4 -w 1.2 -2 4 -u -m -s", "-n 2 -l 10 -f B", "-n 2 -b 40 -p 0.3 -2 -1 -U"]
     for f in flags:

@@ -13,10 +13,10 @@ Install with ``pip install 'vecscore[ray]'`` (``ray[data]>=2.51,<3``)::
 Each actor builds its scorer once and runs one tiny batch in its
 constructor, so numba kernels are loaded (or compiled) once per actor, not
 per batch.  Batches are Arrow tables (``batch_format="pyarrow"``) passed to
-:func:`vecscore.arrow.score_table`; per-row results are the same, bit for
+:func:`vecscore.io.arrow.score_table`; per-row results are the same, bit for
 bit, as scoring locally, whatever the batch size or the number of actors.
 Corpus results come from int64 statistics and exact float sums per batch
-(:class:`vecscore.stream.CorpusAccumulator`), merged on the driver, so they
+(:class:`vecscore.io.stream.CorpusAccumulator`), merged on the driver, so they
 too are independent of how Ray splits the data.
 
 Resources: every actor takes ``num_cpus_per_actor`` CPUs (default 0.5).  Keep
@@ -28,9 +28,9 @@ from __future__ import annotations
 import pickle
 from collections.abc import Sequence
 
-from vecscore.arrow import _is_stat, _score_columns, score_table
 from vecscore.errors import MissingDependencyError, VecscoreError
-from vecscore.stream import CorpusAccumulator, ScoreChunk, make_spec
+from vecscore.io.arrow import _is_stat, _score_columns, score_table
+from vecscore.io.stream import CorpusAccumulator, ScoreChunk, make_spec
 
 __all__ = ["score_dataset", "corpus_score", "RayScorer"]
 
@@ -81,7 +81,7 @@ def score_dataset(
 ):
     """``ds`` with score columns appended (lazily; Ray executes on consumption).
 
-    Parameters are those of :func:`vecscore.arrow.score_table`, plus:
+    Parameters are those of :func:`vecscore.io.arrow.score_table`, plus:
 
     batch_size : int
         Rows per Arrow batch handed to an actor.
@@ -138,7 +138,7 @@ def corpus_score(
 
     Means are exact (correctly rounded), micro ROUGE and corpus BLEU come
     from summed int64 statistics: the same numbers as scoring the whole
-    corpus locally with :func:`vecscore.stream.score_corpus`, bit for bit.
+    corpus locally with :func:`vecscore.io.stream.score_corpus`, bit for bit.
     (The ``signature`` is not carried through Ray; take it from a local call.)
     """
     _ray()

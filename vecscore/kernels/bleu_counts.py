@@ -3,7 +3,7 @@
 For each pair, every order's n-grams are hashed into a small per-pair table
 (keys are compared only within a pair, and every hash hit is confirmed by
 comparing the token ids, so counts are exact) and clipped by the n-gram's
-maximum count over the pair's references.  See :mod:`vecscore.bleu_stats`.
+maximum count over the pair's references.  See :mod:`vecscore.bleu.compiled`.
 """
 from __future__ import annotations
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.in_place import text_at, word_at
 from vecscore.kernels.ngrams import _table_bits
 from vecscore.kernels.pair_rouge import (
     _FNV_OFFSET,
@@ -69,7 +70,6 @@ from vecscore.memory import (
     segment_sums,
     table_slots,
 )
-from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_bleu_counts", "FAST_MODES", "bleu_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 
@@ -259,7 +259,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     """Tokens per text and BLEU's clipped matches of every pair.
 
     ``addrs``/``lens``: the texts' ASCII bytes by address
-    (:mod:`vecscore.text.in_place`), hypotheses ``0..n_pairs-1`` then the
+    (:mod:`vecscore.kernels.in_place`), hypotheses ``0..n_pairs-1`` then the
     references of pair ``p`` at rows ``n_pairs + ref_ptr[p] ..``.  Returns
     ``(lengths, correct)``: tokens per text and ``correct[p, n-1]`` for
     orders ``1..max_order``.  ``key_mask`` is ANDed into hashed token keys

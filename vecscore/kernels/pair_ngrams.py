@@ -1,7 +1,7 @@
 """Clipped n-gram hits one pair at a time, from corpus token ids.
 
-The same statistics as :func:`vecscore.counts.ngram_counts` followed by
-:func:`vecscore.counts.overlap` (sparse count matrices over the whole batch),
+The same statistics as :func:`vecscore.engine.counts.ngram_counts` followed by
+:func:`vecscore.engine.counts.overlap` (sparse count matrices over the whole batch),
 for batches that are already interned (ROUGE-1.5.5's tokenizer, stemming and
 stopwords run first): for every pair, in a ``prange`` loop over chunks of
 pairs, the hypothesis's tokens get pair-local dense ids ``0 .. V-1`` (through
@@ -36,7 +36,7 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
     plus the drop-last unigram row if ``drop_last``.
 
     ``ids``/``offsets``: the ragged batch (hypotheses ``0..n_pairs-1``, then
-    the references; ``ref_ptr`` as in :class:`vecscore.batch.PairBatch`),
+    the references; ``ref_ptr`` as in :class:`vecscore.engine.batch.PairBatch`),
     ids below ``n_vocab``.  ``orders``: increasing, >= 1 (may be empty).
     """
     n_refs = ref_ptr[n_pairs]

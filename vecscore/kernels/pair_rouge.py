@@ -5,7 +5,7 @@ maximal runs of bytes ``b`` with ``table[b] != 0``, compared after mapping
 every byte through ``fold``) when no vocabulary transform is asked for.
 
 Input: the texts' bytes by address, ``addrs`` and ``lens`` (int64, one per
-text; :mod:`vecscore.text.in_place`): hypotheses are texts ``0..n_pairs-1``,
+text; :mod:`vecscore.kernels.in_place`): hypotheses are texts ``0..n_pairs-1``,
 the references of pair ``p`` are texts ``n_pairs + ref_ptr[p] ..
 n_pairs + ref_ptr[p + 1] - 1``.
 
@@ -27,7 +27,7 @@ allocation would be lost):
    of :mod:`vecscore.kernels.lcs` on the local ids.
 
 These are the same integer statistics as the sparse count matrices and the
-global interning of :mod:`vecscore.counts` produce (the tests compare both
+global interning of :mod:`vecscore.engine.counts` produce (the tests compare both
 routes, and both against a ``Counter`` twin); local ids are only ever
 compared within their own pair, so nothing is shared between threads.
 
@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.in_place import text_at, word_at
 from vecscore.kernels.lcs import _lcs_long_into, _lcs_short, lcs_long_words
 from vecscore.kernels.ngrams import _table_bits
 from vecscore.kernels.swar import (
@@ -70,7 +71,6 @@ from vecscore.memory import (
     segment_sums,
     table_slots,
 )
-from vecscore.text.in_place import text_at, word_at
 
 __all__ = ["pair_rouge_stats", "rouge_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 

@@ -77,7 +77,7 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
     """Clipped skip-bigram (and unigram) hits of every reference row with its hypothesis.
 
     ``ids``/``offsets``: the ragged batch (hypotheses ``0..n_pairs-1``, then
-    the references, ``ref_ptr`` as in :class:`vecscore.batch.PairBatch`),
+    the references, ``ref_ptr`` as in :class:`vecscore.engine.batch.PairBatch`),
     dense ids below ``n_vocab``.  ``unit_totals``: units per row
     (:func:`vecscore.kernels.skipgrams.skip_bigram_totals`), which size the
     scratch.  Returns int64 hits, one per reference row.

@@ -182,7 +182,7 @@ def skip_bigram_overlap(ids, offsets, n_pairs: int, ref_ptr, gap: int, unigrams:
     ----------
     ids, offsets : numpy.ndarray of int64
         Ragged batch: rows ``0 .. n_pairs - 1`` are the hypotheses, the rows
-        after them the references (the :class:`vecscore.batch.PairBatch` layout).
+        after them the references (the :class:`vecscore.engine.batch.PairBatch` layout).
     n_pairs : int
         Number of hypotheses.
     ref_ptr : numpy.ndarray of int64

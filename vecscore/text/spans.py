@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vecscore.kernels.in_place import ASCII, str_rows
 from vecscore.kernels.tokenize import nul_offsets
-from vecscore.text.in_place import ASCII, str_rows
 
 __all__ = ["TokenSpans", "encode_texts", "encode_nul_separated", "ascii_view"]
 
@@ -90,7 +90,7 @@ def encode_nul_separated(texts) -> tuple[np.ndarray, np.ndarray] | None:
 def ascii_view(s: str) -> np.ndarray | None:
     """A read-only uint8 view of an ASCII ``str``'s characters, without copying.
 
-    Where :mod:`vecscore.text.in_place` can read this Python's strings in
+    Where :mod:`vecscore.kernels.in_place` can read this Python's strings in
     place, the view is over the string's own bytes and holds a reference to
     it; ``None`` otherwise, and for non-ASCII strings (the caller encodes
     then).

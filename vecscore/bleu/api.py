@@ -1,0 +1,637 @@
+"""BLEU with sacreBLEU's semantics: corpus and sentence scores for whole batches.
+
+Text goes through sacreBLEU's tokenizers once and int64 statistics are
+computed per pair (:class:`~vecscore.bleu.stats.BleuStats`); corpus BLEU is
+computed from their sums and sentence BLEU from each row
+(:mod:`vecscore.bleu.formulas`), bit-identical to sacreBLEU 2.6.  Argument
+order is hypotheses first, as sacreBLEU's ``corpus_score(hyps, refs)``.
+
+Two routes give the same numbers bit for bit (:mod:`vecscore.route`): small
+batches go the plain route (:mod:`vecscore.bleu.plain` and
+:mod:`vecscore.bleu.plain_formulas`, no numba), others the compiled route
+(:mod:`vecscore.bleu.direct`, imported by :func:`_compiled` on first use).
+
+Reference layouts (never guessed):
+
+``refs_layout="auto"`` (the functions' default)
+    sacreBLEU's streams when the references have their shape, else
+    per-example; when both fit with different meanings (as many streams as
+    hypotheses) the call is refused and names the two options
+    (:func:`vecscore.inputs.resolve_layout`).  So ``corpus_bleu(h, [r1, r2])``
+    gives sacreBLEU's number or refuses, never another number.
+``refs_layout="per-example"``
+    ``refs[i]`` is pair ``i``'s reference (a ``str``) or list of references.
+``refs_layout="streams"`` (sacreBLEU's, the :class:`BLEU` class's default)
+    ``refs[k][i]`` is the k-th reference of pair ``i``; ``None`` marks a
+    missing one (``""`` is an *empty reference*, of length 0, as in
+    sacreBLEU's code).  Every stream must have one entry per hypothesis:
+    sacreBLEU silently truncates to the shortest, vecscore raises.
+
+Which sacreBLEU call each function equals:
+
+=====================================  ==============================================================
+vecscore                               sacreBLEU 2.6
+=====================================  ==============================================================
+``corpus_bleu(h, r)``                  ``sacrebleu.corpus_bleu(h, r)`` = ``BLEU().corpus_score(h, r)``
+``sentence_bleu(h, r)`` (per pair)     ``sacrebleu.sentence_bleu(h_i, r_i)``: exp smoothing,
+                                       **effective order on**
+``BLEU(**kw).sentence_scores(h, r)``   ``BLEU(**kw).sentence_score(h_i, r_i)`` per pair: the
+                                       class's defaults, **effective order off**
+=====================================  ==============================================================
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from operator import methodcaller
+
+import numpy as np
+
+from vecscore.bleu import formulas as bf
+from vecscore.bleu import plain as plain_bleu
+from vecscore.bleu import plain_formulas as plain_formulas
+from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty
+from vecscore.errors import VecscoreError, VecscoreWarning, warn
+from vecscore.inputs import (
+    as_rows,
+    check_units,
+    input_kind,
+    normalize_refs,
+    resolve_layout,
+    rows_named,
+    unicode_errors,
+)
+from vecscore.parallel import accepts_workers
+from vecscore.route import use_plain
+
+__all__ = [
+    "BLEU",
+    "BLEUScore",
+    "BLEUScores",
+    "TokenizedInputWarning",
+    "corpus_bleu",
+    "sentence_bleu",
+    "bleu_statistics",
+    "corpus_bleu_from_stats",
+    "sentence_bleu_from_stats",
+    "BREVITY_PENALTIES",
+    "SMOOTH_METHODS",
+    "TOKENIZERS",
+]
+
+SMOOTH_METHODS = tuple(bf.SMOOTH_DEFAULTS)
+#: sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`; the plain route implements them all)
+TOKENIZERS = plain_bleu.TOKENIZERS
+#: a row of scores from statistics counts as this many characters for the route
+#: (:func:`vecscore.route.use_plain`): the plain formulas cost about 4 us a row, 16 characters of rouge1
+_ROW_CHARS = 16
+_TOKENIZED_LIMIT = 100  # sacreBLEU warns from 100 hypotheses ending in " ."
+
+
+class TokenizedInputWarning(VecscoreWarning):
+    """sacreBLEU's warning: 100 or more hypotheses end in " ." (tokenized input?)."""
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BLEUScore:
+    """One BLEU score (0..100), with sacreBLEU's ``BLEUScore`` fields.
+
+    ``counts``/``totals`` are sacreBLEU's: under ``add-k`` smoothing they
+    include the ``k`` added to orders >= 2 (unless nothing matched).  The
+    raw int64 per-pair statistics are in ``stats`` (``None`` for one pair
+    taken out of a :class:`BLEUScores`).
+    """
+
+    score: float
+    counts: np.ndarray
+    totals: np.ndarray
+    precisions: np.ndarray
+    bp: float
+    sys_len: int
+    ref_len: int
+    signature: str = ""
+    stats: BleuStats | None = field(default=None, repr=False, compare=False)
+
+    name = "BLEU"
+
+    @property
+    def ratio(self) -> float:
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    def format(self, width: int = 2, score_only: bool = False, signature: bool | str = False,
+               is_json: bool = False) -> str:
+        """sacreBLEU's ``Score.format``: ``BLEU = 29.06 65.0/35.3/20.0/10.0 (BP = ...)``.
+
+        ``signature=True`` prefixes this result's signature (a string is used as given).
+        """
+        sig = self.signature if signature is True else (signature or "")
+        line = bf.format_sacrebleu(self.score, self.precisions, self.bp, self.sys_len, self.ref_len,
+                                   signature=sig, width=width)
+        if score_only:
+            return f"{self.score:.{width}f}"
+        if is_json:
+            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig,
+                 "verbose_score": line.split(" = ", 1)[1].split(" ", 1)[1]}
+            for item in filter(None, sig.split("|")):
+                key, value = item.split(":", 1)
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        return line
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass(frozen=True)
+class BLEUScores:
+    """Sentence BLEU for a batch: one entry per pair.
+
+    ``score``, ``bp``, ``sys_len``, ``ref_len`` have shape ``(N,)``;
+    ``counts``, ``totals``, ``precisions`` shape ``(N, max_ngram_order)``.
+    ``scores[i]`` is pair ``i`` as a :class:`BLEUScore`.
+    """
+
+    score: np.ndarray
+    counts: np.ndarray
+    totals: np.ndarray
+    precisions: np.ndarray
+    bp: np.ndarray
+    sys_len: np.ndarray
+    ref_len: np.ndarray
+    signature: str = ""
+    stats: BleuStats | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def __getitem__(self, i: int) -> BLEUScore:
+        return BLEUScore(float(self.score[i]), self.counts[i], self.totals[i], self.precisions[i],
+                         float(self.bp[i]), int(self.sys_len[i]), int(self.ref_len[i]), self.signature)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Options:
+    tokenize: str = "13a"
+    lowercase: bool = False
+    smooth_method: str = "exp"
+    smooth_value: float | None = None
+    max_ngram_order: int = 4
+    effective_order: bool = False
+    brevity_penalty: str = "closest"
+    force: bool = False
+
+    def __post_init__(self):
+        if self.tokenize not in TOKENIZERS:
+            raise VecscoreError(f"unknown tokenize {self.tokenize!r}; valid: {', '.join(TOKENIZERS)}")
+        if self.smooth_method not in bf.SMOOTH_DEFAULTS:
+            raise VecscoreError(f"unknown smooth_method {self.smooth_method!r}; valid: {', '.join(SMOOTH_METHODS)}")
+        if isinstance(self.max_ngram_order, bool) or not isinstance(self.max_ngram_order, (int, np.integer)) \
+                or self.max_ngram_order < 1:
+            raise VecscoreError(f"max_ngram_order must be an int >= 1, got {self.max_ngram_order!r}")
+        check_brevity_penalty(self.brevity_penalty)
+
+    @property
+    def smooth_k(self):
+        v = bf.SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
+        return v
+
+    def signature(self, nrefs, short: bool = False) -> str:
+        sig = bf.sacrebleu_signature(
+            nrefs=nrefs, lowercase=self.lowercase, tokenize=self.tokenize, smooth_method=self.smooth_method,
+            smooth_value=self.smooth_value, effective_order=self.effective_order, short=short,
+        )
+        if self.brevity_penalty != "closest":  # not sacreBLEU's BLEU: say so before the version
+            head, _, version = sig.rpartition("|")
+            sig = f"{head}|bp:{self.brevity_penalty}|{version}"
+        return sig
+
+
+def _check_layout(refs_layout: str, auto: bool = True) -> str:
+    valid = ("auto", "per-example", "streams") if auto else ("per-example", "streams")
+    if refs_layout not in valid:
+        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, valid))}, not {refs_layout!r}")
+    return refs_layout
+
+
+def _hyps_kind(hyps) -> str:
+    return input_kind(hyps)
+
+
+def _check_hyps(hyps) -> str:
+    kind = _hyps_kind(hyps)
+    check_units(hyps, kind, "hyps")
+    return kind
+
+
+def _check_kind(kind: str, opts: _Options) -> None:
+    if kind != "text" and (opts.tokenize != "none" or opts.lowercase):
+        raise VecscoreError(
+            f"hyps are pre-tokenized ({kind}); pass tokenize='none' (and lowercase=False) so that no "
+            "tokenizer is claimed in the signature"
+        )
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _warn_cjk(hyps, kind: str, opts: _Options) -> None:
+    """Warn when most of the hypotheses' characters are Chinese, Japanese or Korean and the tokenizer is a word one."""
+    if kind != "text" or opts.tokenize not in ("13a", "intl"):
+        return
+    sample = "".join(hyps[:200])
+    letters = sum(1 for c in sample if not c.isspace())
+    if letters and len(_CJK.findall(sample)) * 2 > letters:
+        warn(
+            f"the hypotheses look like Chinese, Japanese or Korean text, which tokenize={opts.tokenize!r} does not "
+            "split into words, so BLEU counts whole phrases as tokens and comes out very low. Use tokenize='zh' "
+            "for Chinese (sacreBLEU's choice for WMT) or tokenize='char' (Japanese, Korean)",
+            VecscoreWarning,
+        )
+
+
+def _warn_tokenized(hyps, kind: str, opts: _Options) -> None:
+    if opts.force or kind != "text":
+        return
+    n = sum(map(methodcaller("endswith", " ."), hyps))
+    if n >= _TOKENIZED_LIMIT:
+        warn(
+            f"{n} hypotheses end in a tokenized period (' .'): it looks like you forgot to detokenize your test "
+            "data, which may hurt your score (sacreBLEU's warning). If your data is detokenized, or you don't "
+            "care, pass force=True.",
+            TokenizedInputWarning,
+        )
+
+
+def _compiled():
+    """The compiled route, :mod:`vecscore.bleu.direct`, imported on its first use (it loads numba)."""
+    from vecscore.bleu import direct as bleu_direct
+
+    return bleu_direct
+
+
+def _stats(hyps, refs, opts: _Options, refs_layout: str):
+    """``(stats, kind, formulas)``: the statistics, the input kind, and the formulas of the route taken."""
+    hyps = as_rows(hyps, "hyps")
+    kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
+    _check_kind(kind, opts)
+    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+        refs = as_rows(refs, "refs")
+    layout = resolve_layout(refs, len(hyps), _check_layout(refs_layout))
+    options = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
+    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
+    if plain is not None:
+        stats = plain_bleu.bleu_stats(*plain, max_order=opts.max_ngram_order,
+                                      brevity_penalty=opts.brevity_penalty, **options)
+        return stats, kind, plain_formulas
+    with rows_named(hyps, refs, layout), unicode_errors(hyps, refs):
+        stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order,
+                                       brevity_penalty=opts.brevity_penalty, refs_layout=layout, **options)
+    return stats, kind, bf
+
+
+def _stats_formulas(rows: int):
+    """The formulas that score ``rows`` rows of statistics given alone (not from text)."""
+    return plain_formulas if use_plain(True, lambda: rows * _ROW_CHARS) else bf
+
+
+def _sacre_counts(correct, total, opts: _Options):
+    """sacreBLEU's ``counts``/``totals``: ``add-k`` adds k to orders >= 2 when anything matched."""
+    if opts.smooth_method != "add-k":
+        return correct, total
+    k = opts.smooth_k
+    add = np.zeros(correct.shape, dtype=np.result_type(correct, np.asarray(k)))
+    matched = (correct != 0).any(axis=-1)
+    add[..., 1:] = np.where(matched[..., None], k, 0)
+    return correct + add, total + add
+
+
+def _corpus_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScore:
+    """``formulas``: :mod:`vecscore.bleu.formulas` or :mod:`vecscore.bleu.plain_formulas` (None: by size)."""
+    formulas = formulas or _stats_formulas(1)
+    st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
+    s = formulas.sacrebleu_corpus(st.sys_len, st.ref_len, st.correct.T, st.total.T,
+                                  smooth_method=opts.smooth_method, smooth_value=opts.smooth_value,
+                                  effective_order=opts.effective_order)
+    counts, totals = _sacre_counts(s.counts, s.totals, opts)
+    return BLEUScore(s.score, counts, totals, s.precisions, s.bp, s.sys_len, s.ref_len,
+                     opts.signature(stats.nrefs_label()), stats)
+
+
+def _sentence_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScores:
+    """As :func:`_corpus_result`, one score per row."""
+    formulas = formulas or _stats_formulas(stats.n_pairs)
+    st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
+    s = formulas.sacrebleu_sentence(st.sys_len, st.ref_len, st.correct.T, st.total.T,
+                                    smooth_method=opts.smooth_method, smooth_value=opts.smooth_value,
+                                    effective_order=opts.effective_order)
+    counts, totals = _sacre_counts(st.correct, st.total, opts)
+    return BLEUScores(s.score, counts, totals, s.precisions.T, s.bp, s.sys_len, s.ref_len,
+                      opts.signature(stats.nrefs_label()), stats)
+
+
+def _check_stats(stats, opts: _Options) -> BleuStats:
+    if not isinstance(stats, BleuStats):
+        raise VecscoreError(f"expected BleuStats, got {type(stats).__name__}")
+    if stats.max_order < opts.max_ngram_order:
+        raise VecscoreError(
+            f"statistics have orders 1..{stats.max_order}, max_ngram_order={opts.max_ngram_order} needs more"
+        )
+    return stats
+
+
+# --- functions -------------------------------------------------------------------------------
+
+
+def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, max_ngram_order: int = 4,
+                    brevity_penalty: str = "closest", refs_layout: str = "auto") -> BleuStats:
+    """Per-pair int64 BLEU statistics (see :mod:`vecscore.bleu.compiled`).
+
+    Corpus BLEU of any subset (bootstrap samples, chunks of a stream, shards of
+    a distributed job) is ``corpus_bleu_from_stats(stats.take(idx))``.
+    """
+    opts = _Options(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
+                    brevity_penalty=brevity_penalty)
+    return _stats(hyps, refs, opts, refs_layout)[0]
+
+
+@accepts_workers
+def corpus_bleu(
+    hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
+    smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = False,
+    brevity_penalty: str = "closest", refs_layout: str = "auto", force: bool = False,
+) -> BLEUScore:
+    """Corpus BLEU (0..100), as ``sacrebleu.corpus_bleu``.
+
+    Parameters
+    ----------
+    hyps : sequence of str
+        System outputs, one per pair (or token lists / id arrays with
+        ``tokenize="none"``).
+    refs : sequence
+        sacreBLEU's streams ``refs[k][i]`` (``None`` for a missing reference),
+        or per pair a ``str`` or a list of ``str``; see ``refs_layout``.
+    tokenize : {"13a", "intl", "zh", "zh-fixed", "char", "none"}
+        sacreBLEU's tokenizers, token-identical (``zh`` keeps sacrebleu#298's
+        character ranges; ``zh-fixed`` is the corrected variant).
+    lowercase : bool
+    smooth_method : {"exp", "floor", "add-k", "none"}
+    smooth_value : float, optional
+        ``floor``'s epsilon (0.1) or ``add-k``'s k (1).
+    max_ngram_order : int
+    effective_order : bool
+    brevity_penalty : {"closest", "shortest"}
+        Reference length of each pair: the closest to the hypothesis length
+        (ties to the shorter; sacreBLEU, NLTK) or the shortest (HF ``bleu``).
+    refs_layout : {"auto", "per-example", "streams"}
+        ``auto`` (default): the layout the references' shape fits; refused
+        when both fit with different meanings (then name one).
+    force : bool
+        Silence the :class:`TokenizedInputWarning` (100 or more hypotheses
+        ending in " .").
+
+    Returns
+    -------
+    BLEUScore
+        ``score``, ``counts``, ``totals``, ``precisions``, ``bp``,
+        ``sys_len``, ``ref_len``, ``signature``, and the per-pair ``stats``.
+
+    Examples
+    --------
+    >>> s = corpus_bleu(["the cat sat on the mat"], [["the cat is on the mat", "the bird sat on the bush"]],
+    ...                 tokenize="none", max_ngram_order=2, smooth_method="none")
+    >>> s.counts.tolist(), s.totals.tolist(), s.bp, round(s.score, 10) == round(100 * 0.8 ** 0.5, 10)
+    ([6, 4], [6, 5], 1.0, True)
+    """
+    opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+                    brevity_penalty, force)
+    hyps = as_rows(hyps, "hyps")
+    stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
+    _warn_tokenized(hyps, kind, opts)
+    _warn_cjk(hyps, kind, opts)
+    return _corpus_result(stats, opts, formulas)
+
+
+@accepts_workers
+def sentence_bleu(
+    hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
+    smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = True,
+    brevity_penalty: str = "closest", refs_layout: str = "auto",
+) -> BLEUScores | BLEUScore:
+    """Sentence BLEU (0..100) of every pair in one call, or of one hypothesis as sacreBLEU.
+
+    Pair ``i``'s score equals ``sacrebleu.sentence_bleu(hyps[i], refs_i)``
+    (the legacy function: exp smoothing, **effective order on**).  For
+    ``BLEU().sentence_score``'s defaults (effective order off) use
+    ``BLEU().sentence_scores`` or ``effective_order=False``.  Parameters are
+    those of :func:`corpus_bleu`.  sacreBLEU's own form, one hypothesis
+    ``str`` and a list of its references, returns one :class:`BLEUScore`.
+
+    Returns
+    -------
+    BLEUScores
+        ``score`` has shape ``(N,)``; a :class:`BLEUScore` for a single ``str`` hypothesis.
+
+    Examples
+    --------
+    >>> sentence_bleu(["hello there", "hello there"], ["hello there", "hi"]).score.round(6).tolist()
+    [100.0, 0.0]
+    >>> round(sentence_bleu("hello there general kenobi", ["hello there general kenobi", "hi"]).score, 6)
+    100.0
+    """
+    opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+                    brevity_penalty, True)
+    if isinstance(hyps, str):  # sacreBLEU's sentence_bleu(hypothesis, references)
+        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+            raise VecscoreError("with one hypothesis (a str), refs must be the list of its references "
+                                "(sacreBLEU's sentence_bleu(hypothesis, [ref1, ref2, ...])), not a single string")
+        stats, _, formulas = _stats([hyps], [as_rows(refs, "refs")], opts, "per-example")
+        return _sentence_result(stats, opts, formulas)[0]
+    hyps = as_rows(hyps, "hyps")
+    stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
+    _warn_cjk(hyps, kind, opts)
+    return _sentence_result(stats, opts, formulas)
+
+
+def corpus_bleu_from_stats(stats: BleuStats, **options) -> BLEUScore:
+    """Corpus BLEU from (e.g. concatenated or resampled) statistics.
+
+    ``options`` are :func:`corpus_bleu`'s scoring options (``smooth_method``,
+    ``smooth_value``, ``effective_order``, ``max_ngram_order`` <= the
+    statistics' order, and ``tokenize``/``lowercase``/``brevity_penalty``
+    for the signature only).
+    """
+    options.setdefault("max_ngram_order", stats.max_order)
+    opts = _Options(**options)
+    return _corpus_result(_check_stats(stats, opts), opts)
+
+
+def sentence_bleu_from_stats(stats: BleuStats, **options) -> BLEUScores:
+    """Sentence BLEU of every row of ``stats`` (options as :func:`sentence_bleu`)."""
+    options.setdefault("max_ngram_order", stats.max_order)
+    options.setdefault("effective_order", True)
+    opts = _Options(**options)
+    return _sentence_result(_check_stats(stats, opts), opts)
+
+
+
+# --- the sacreBLEU-shaped class -----------------------------------------------------------------
+
+
+def _ref_kind(refs, refs_layout: str) -> str:
+    """The input kind of references alone (no hypotheses to decide from)."""
+    if refs_layout == "streams":
+        probe = next((r for stream in refs for r in stream if r is not None), None)
+        return "text" if probe is None else input_kind([probe])
+    r0 = refs[0] if len(refs) else ""
+    if isinstance(r0, np.ndarray):
+        return "ids"
+    if isinstance(r0, (list, tuple)) and len(r0):
+        x = r0[0]
+        if isinstance(x, str):
+            return "text"  # a list of text references (cached token references are lists of token lists)
+        if isinstance(x, (int, np.integer)):
+            return "ids"
+        return input_kind([x])
+    return "text"
+
+
+class BLEU:
+    """sacreBLEU's ``BLEU`` metric object, vectorized.
+
+    ``BLEU(references=refs)`` tokenizes the references once (counting their
+    n-grams on the plain route, interning their tokens on the compiled route,
+    chosen by the references' size) and scores any number of systems against
+    them (``corpus_score(hyps)``).  References are sacreBLEU's *streams*
+    unless ``refs_layout="per-example"``.
+
+    Parameters are those of :func:`corpus_bleu`; as in sacreBLEU,
+    ``effective_order`` defaults to False, also for :meth:`sentence_score`.
+
+    Examples
+    --------
+    >>> refs = [["The dog bit the man.", "It was not unexpected."], ["The dog had bit the man.", None]]
+    >>> bleu = BLEU(references=refs)
+    >>> round(bleu.corpus_score(["The dog bit the man.", "It wasn't surprising."]).score, 4)
+    63.9817
+    >>> bleu.get_signature()[:25]
+    'nrefs:var|case:mixed|eff:'
+    """
+
+    def __init__(self, *, lowercase: bool = False, force: bool = False, tokenize: str = "13a",
+                 smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
+                 effective_order: bool = False, brevity_penalty: str = "closest", references=None,
+                 refs_layout: str = "streams"):
+        self._opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+                              brevity_penalty, force)
+        self.refs_layout = _check_layout(refs_layout, auto=False)
+        self._nrefs = None
+        self._cache = None if references is None else self._cache_references(references)
+
+    def __getattr__(self, name):
+        opts = self.__dict__.get("_opts")
+        if opts is not None and name in _Options.__dataclass_fields__:
+            return getattr(opts, name)
+        raise AttributeError(name)
+
+    # references
+
+    def _cache_references(self, refs):
+        """A :class:`vecscore.bleu.plain.RefTable` (plain route) or :class:`vecscore.bleu.direct.RefCache`."""
+        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
+            raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
+        if self.refs_layout == "streams":
+            if len(refs) == 0 or isinstance(refs[0], (str, bytes)) or not hasattr(refs[0], "__len__"):
+                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
+            n = len(refs[0])
+        else:
+            n = len(refs)
+        kind = _ref_kind(refs, self.refs_layout)
+        flat, ref_ptr = normalize_refs(refs, n, kind, self.refs_layout)
+        if len(ref_ptr) > 1 and (np.diff(ref_ptr) == 0).any():
+            row = int(np.argmax(np.diff(ref_ptr) == 0))
+            raise VecscoreError(f"pair {row} has no reference (every entry is None)")
+        nrefs = np.diff(ref_ptr)
+        self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
+        o = self._opts
+        options = dict(kind=kind, tokenize=o.tokenize, lowercase=o.lowercase, max_order=o.max_ngram_order)
+        if use_plain(plain_bleu.supports(kind, o.tokenize), lambda: plain_bleu.text_size(kind, (), flat)):
+            return plain_bleu.reference_table(flat, ref_ptr, **options)
+        return _compiled().cache_references(flat, ref_ptr, **options)
+
+    def _cached_stats(self, hyps, kind: str):
+        """``(stats, formulas)`` against the cached references, on the route they were cached for."""
+        c = self._cache
+        if kind != c.kind:
+            raise VecscoreError(f"hyps are {kind} but the cached references are {c.kind}")
+        if len(hyps) != c.n_pairs:
+            raise VecscoreError(
+                f"got {len(hyps)} hypotheses but the cached references have {c.n_pairs} entries; they must match "
+                "(sacreBLEU would silently score only the shorter prefix)"
+            )
+        plain = isinstance(c, plain_bleu.RefTable)
+        return c.statistics(hyps, self._opts.brevity_penalty), (plain_formulas if plain else bf)
+
+    # scoring
+
+    def _statistics(self, hyps, refs):
+        """``(stats, formulas)``: :meth:`statistics` and the formulas of the route that computed them."""
+        kind = _check_hyps(hyps)
+        _check_kind(kind, self._opts)
+        if refs is None:
+            if self._cache is None:
+                raise VecscoreError("no references given and none cached; pass refs or BLEU(references=...)")
+            stats, formulas = self._cached_stats(hyps, kind)
+        else:
+            stats, _, formulas = _stats(hyps, refs, self._opts, self.refs_layout)
+        self._nrefs = stats.nrefs_label()
+        return stats, formulas
+
+    def statistics(self, hyps, refs=None) -> BleuStats:
+        """Per-pair statistics against ``refs`` or, if None, the cached references."""
+        return self._statistics(hyps, refs)[0]
+
+    def corpus_score(self, hyps, refs=None) -> BLEUScore:
+        """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones)."""
+        stats, formulas = self._statistics(hyps, refs)
+        _warn_tokenized(hyps, input_kind(hyps), self._opts)
+        return _corpus_result(stats, self._opts, formulas)
+
+    def sentence_scores(self, hyps, refs=None) -> BLEUScores:
+        """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
+        stats, formulas = self._statistics(hyps, refs)
+        return _sentence_result(stats, self._opts, formulas)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
+        """One hypothesis against its references, as sacreBLEU's ``BLEU.sentence_score``."""
+        if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
+            raise VecscoreError("references must be a list of reference strings for this one hypothesis")
+        refs = [r for r in references if r is not None]
+        stats, _, formulas = _stats([hypothesis], [refs], self._opts, "per-example")
+        self._nrefs = stats.nrefs_label()
+        return _sentence_result(stats, self._opts, formulas)[0]
+
+    def score_stats(self, stats: BleuStats) -> BLEUScore:
+        """Corpus BLEU of (concatenated, resampled ...) statistics with this object's options."""
+        return _corpus_result(_check_stats(stats, self._opts), self._opts)
+
+    def get_signature(self, short: bool = False) -> str:
+        """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
+        if self._nrefs is None:
+            raise VecscoreError("number of references unknown: score something (or cache references) first")
+        return self._opts.signature(self._nrefs, short=short)
+
+    def __repr__(self) -> str:
+        o = self._opts
+        return (f"BLEU(tokenize={o.tokenize!r}, lowercase={o.lowercase}, smooth_method={o.smooth_method!r}, "
+                f"max_ngram_order={o.max_ngram_order}, effective_order={o.effective_order}, "
+                f"brevity_penalty={o.brevity_penalty!r}, refs_layout={self.refs_layout!r}, "
+                f"cached={self._cache is not None})")
+

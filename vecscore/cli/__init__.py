@@ -1,0 +1,1 @@
+"""The ``vecscore`` command: ``main`` (subcommands, options, exit codes) and ``filter`` (``--where``)."""

@@ -1,0 +1,466 @@
+"""The ``vecscore`` command.
+
+Subcommands (``vecscore <command> --help`` lists every option):
+
+``rouge``          ROUGE as rouge-score (rouge1..N, rougeL, rougeLsum, rougeW)
+``rouge155``       ROUGE-1.5.5 (adds rougeS/SU; the script's flags via ``--script-options``)
+``bleu``           corpus BLEU (sacreBLEU), per-pair sentence BLEU with ``--per-pair``
+``sentence-bleu``  sentence BLEU per pair (sacreBLEU's ``sentence_bleu``)
+``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
+``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
+
+Inputs: ``--hyps FILE --refs FILE [--refs FILE ...]`` (plain text, one segment
+per line) or ``--input FILE`` (JSON Lines, CSV, TSV, Parquet; columns by
+name).  Outputs: the corpus summary as JSON (default) or one row per pair as
+JSON Lines, CSV, TSV or Parquet; ``-`` is stdin/stdout.  Input is read and
+scored ``--chunk-size`` pairs at a time; files are written atomically.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import sys
+import threading
+
+from vecscore._version import __version__
+from vecscore.cli.filter import apply_conditions, metrics_of, parse_condition
+from vecscore.errors import MissingDependencyError, VecscoreError
+from vecscore.io.read import count_lines, detect_format, iter_input, iter_text, prefetch
+from vecscore.io.stream import (
+    DEFAULT_CHUNK_SIZE,
+    BleuSpec,
+    CorpusAccumulator,
+    Rouge155Spec,
+    RougeSpec,
+    ScoreChunk,
+    make_spec,
+)
+from vecscore.io.write import (
+    OUTPUT_FORMATS,
+    atomic_output,
+    make_writer,
+    output_format,
+    progress_bar,
+    write_json,
+)
+from vecscore.memory import tune_memory
+from vecscore.parallel import numba_threads
+from vecscore.rouge.api import DEFAULT_METRICS
+from vecscore.rouge.multiref import MULTI_REF
+from vecscore.text.sentences import SENTENCE_SPLITTERS
+from vecscore.text.tokenizers import TOKENIZERS
+
+__all__ = ["main", "build_parser"]
+
+_ROW_REF = re.compile(r"\b(hyps|refs)\[(\d+)\]")
+
+
+# --------------------------------------------------------------------------------------
+# the parser
+# --------------------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _io_parent() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("input (plain text: --hyps/--refs; structured: --input)")
+    g.add_argument("--hyps", help="system outputs, one segment per line ('-' for stdin)")
+    g.add_argument("--refs", action="append", help="references, one per line, aligned with --hyps; repeat for several")
+    g.add_argument("--input", help="one file with hypothesis and reference columns: .jsonl, .csv, .tsv, .parquet ('-' for stdin)")
+    g.add_argument("--input-format", choices=["jsonl", "csv", "tsv", "parquet"], help="format of --input (default: from its extension)")
+    g.add_argument("--hyp-column", default="hyp", help="hypothesis column of --input (default: %(default)s)")
+    g.add_argument("--ref-column", action="append", help="reference column: a string or a list of strings; repeat for "
+                   "several columns (default: ref)")
+    g.add_argument("--keep", nargs="+", metavar="COL", help="input columns to copy into per-pair outputs (plain text: hyp, ref, ref1, ...)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--output", default="-", help="output file ('-': stdout, the default); written atomically")
+    o.add_argument("--format", choices=OUTPUT_FORMATS, help="json: corpus summary; jsonl/csv/tsv/parquet: one row per "
+                   "pair (default: from the --output extension, else json)")
+    o.add_argument("--per-pair", action="store_true", help="one row per pair (JSON Lines unless --format says otherwise)")
+    o.add_argument("--stats", action="store_true", help="add the per-pair int64 sufficient statistics to per-pair rows")
+    o.add_argument("--summary", metavar="FILE", help="also write the corpus summary (JSON) here ('-': stdout)")
+    r = p.add_argument_group("run")
+    r.add_argument("--chunk-size", type=_positive_int, default=DEFAULT_CHUNK_SIZE, help="pairs read and scored at a "
+                   "time; bounds memory, never changes results (default: %(default)s)")
+    r.add_argument("--workers", type=int, help="numba threads (default: all cores; -1: all)")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
+    return p
+
+
+def _rouge_options(p: argparse.ArgumentParser, with_metrics: bool) -> None:
+    g = p.add_argument_group("ROUGE (rouge-score semantics)")
+    if with_metrics:
+        g.add_argument("--metrics", nargs="+", default=list(DEFAULT_METRICS),
+                       help="rouge1 rouge2 ... rougeL rougeLsum rougeW rougeW-<alpha> (default: %(default)s)")
+    g.add_argument("--tokenizer", default="rouge-score", choices=TOKENIZERS)
+    g.add_argument("--stem", action="store_true", help="Porter stemming, as rouge-score's use_stemmer=True")
+    g.add_argument("--stopwords", metavar="FILE", help="remove these tokens (one per line)")
+    g.add_argument("--multi-ref", default="best", choices=MULTI_REF, help="multi-reference convention (default: %(default)s)")
+    weight = g.add_mutually_exclusive_group()
+    weight.add_argument("--alpha", type=float, help="F = PR / ((1-alpha)P + alpha R), as ROUGE-1.5.5 -p")
+    weight.add_argument("--beta", type=float, help="F-beta instead of F1")
+    g.add_argument("--sentence-splitter", default="newline", choices=SENTENCE_SPLITTERS,
+                   help="sentences for rougeLsum/rougeW (default: %(default)s)")
+    g.add_argument("--wlcs", default="rouge155", choices=["rouge155", "textbook"], help="ROUGE-W flavour (default: %(default)s)")
+
+
+def _bleu_options(p: argparse.ArgumentParser, effective_default: bool) -> None:
+    from vecscore.bleu.api import BREVITY_PENALTIES, SMOOTH_METHODS
+    from vecscore.bleu.api import TOKENIZERS as BLEU_TOKENIZERS
+
+    g = p.add_argument_group("BLEU (sacreBLEU semantics)")
+    g.add_argument("--tokenize", default="13a", choices=BLEU_TOKENIZERS)
+    g.add_argument("--smooth-method", default="exp", choices=SMOOTH_METHODS)
+    g.add_argument("--smooth-value", type=float)
+    g.add_argument("--max-ngram-order", type=_positive_int, default=4)
+    g.add_argument("--effective-order", action=argparse.BooleanOptionalAction, default=effective_default,
+                   help=f"(default: {'on' if effective_default else 'off'})")
+    g.add_argument("--brevity-penalty", default="closest", choices=BREVITY_PENALTIES,
+                   help="closest (sacreBLEU, NLTK) or shortest (HF bleu) reference length")
+
+
+def _rouge155_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("ROUGE-1.5.5")
+    g.add_argument("--metrics", nargs="+", help="rouge1 ... rougeL rougeW-1.2 rougeS4 rougeSU4 rougeS* rougeSU* "
+                   "(default: rouge1 rouge2 rougeL rougeW-1.2 rougeS4 rougeSU4)")
+    g.add_argument("--script-options", metavar="FLAGS", help="the script's flags instead, e.g. \"-n 2 -2 4 -u -m -s\" "
+                   "(metrics, -m, -s, -l, -b, -f, -p; per-summary values rounded to 5 decimals as printed)")
+    g.add_argument("--stem", action="store_true", help="-m: the script's Porter stemmer with WordNet exceptions")
+    g.add_argument("--stopwords", action="store_true", help="-s: remove the SMART stopwords")
+    g.add_argument("--word-limit", type=_positive_int, help="-l")
+    g.add_argument("--byte-limit", type=_positive_int, help="-b")
+    g.add_argument("--multi-ref", default="pooled", choices=["pooled", "best-recall"], help="-f A (pooled) or -f B")
+    g.add_argument("--alpha", type=float, default=0.5, help="-p (default: %(default)s)")
+    g.add_argument("--round5", action="store_true", help="round P and R to 5 decimals, then F, as the script prints")
+    g.add_argument("--no-compat", action="store_true", help="correct the script's quirks (SU last unigram, W recall, -b LCS)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vecscore", description="Fast BLEU and ROUGE, identical to the official tools.")
+    parser.add_argument("--version", action="version", version=f"vecscore {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    io_parent = _io_parent()
+    case = argparse.ArgumentParser(add_help=False)
+    case.add_argument("--lowercase", action="store_true", help="lowercase before tokenizing")
+
+    r = sub.add_parser("rouge", parents=[io_parent, case], help="ROUGE, as rouge-score")
+    _rouge_options(r, with_metrics=True)
+    r.set_defaults(func=run_rouge)
+
+    r155 = sub.add_parser("rouge155", parents=[io_parent], help="ROUGE-1.5.5 (the Perl script), incl. ROUGE-S/SU")
+    _rouge155_options(r155)
+    r155.set_defaults(func=run_rouge155)
+
+    b = sub.add_parser("bleu", parents=[io_parent, case], help="corpus BLEU, as sacreBLEU")
+    _bleu_options(b, effective_default=False)
+    b.set_defaults(func=run_bleu, sentence=False)
+
+    s = sub.add_parser("sentence-bleu", parents=[io_parent, case], help="sentence BLEU per pair, as sacrebleu.sentence_bleu")
+    _bleu_options(s, effective_default=True)
+    s.set_defaults(func=run_bleu, sentence=True)
+
+    f = sub.add_parser("filter", parents=[io_parent, case], help="keep the rows whose scores pass conditions",
+                       description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
+    f.add_argument("--where", action="append", required=True, metavar="COND",
+                   help="e.g. 'rougeL_fmeasure>=0.3' or 'bleu_score<60'; repeat for several (all must pass)")
+    f.add_argument("--any", action="store_true", help="keep rows that pass at least one condition")
+    f.add_argument("--rouge155", metavar="FLAGS", nargs="?", const="", help="ROUGE columns from ROUGE-1.5.5, with "
+                   "these script flags (write --rouge155='-m -s'); rougeS/SU need this")
+    _rouge_options(f, with_metrics=False)
+    _bleu_options(f, effective_default=True)
+    f.set_defaults(func=run_filter)
+
+    w = sub.add_parser("warmup", help="compile and cache every kernel now (for images and cluster nodes)",
+                       description="Compile the kernels of every metric once and store them in the cache folder, so "
+                       "that no later process compiles (small batches never do).")
+    w.add_argument("--only", nargs="+", metavar="GROUP", help="rouge, bleu, rouge155, rouge-weighted (default: all)")
+    w.set_defaults(func=run_warmup)
+    return parser
+
+
+# --------------------------------------------------------------------------------------
+# specs from arguments
+# --------------------------------------------------------------------------------------
+
+
+def _read_stopwords(path):
+    if path is None:
+        return None
+    from vecscore.io.read import read_lines
+
+    return [w.strip() for w in read_lines(path) if w.strip()]
+
+
+def rouge_options(args) -> dict:
+    return dict(tokenizer=args.tokenizer, lowercase=args.lowercase, stemmer=args.stem,
+                stopwords=_read_stopwords(args.stopwords), multi_ref=args.multi_ref, alpha=args.alpha, beta=args.beta,
+                sentence_splitter=args.sentence_splitter, wlcs=args.wlcs)
+
+
+def bleu_options(args) -> dict:
+    return dict(tokenize=args.tokenize, lowercase=args.lowercase, smooth_method=args.smooth_method,
+                smooth_value=args.smooth_value, max_ngram_order=args.max_ngram_order,
+                effective_order=args.effective_order, brevity_penalty=args.brevity_penalty)
+
+
+def rouge155_spec(args) -> Rouge155Spec:
+    from vecscore.rouge.rouge155.api import DEFAULT_METRICS_155, rouge155_args
+
+    if args.script_options is not None:
+        if args.metrics:
+            raise VecscoreError("give the metrics either with --metrics or in --script-options (-n, -2, -u, -w), not both")
+        kwargs = dict(rouge155_args(args.script_options.split()).kwargs)
+        metrics = kwargs.pop("metrics")
+        return Rouge155Spec(tuple(metrics), kwargs)
+    compat = not args.no_compat
+    kwargs = dict(stem=args.stem, stopwords=args.stopwords, word_limit=args.word_limit, byte_limit=args.byte_limit,
+                  multi_ref=args.multi_ref, alpha=args.alpha, round5=args.round5, su_compat=compat,
+                  wlcs_compat=compat, byte_limit_compat=compat)
+    return Rouge155Spec(tuple(args.metrics or DEFAULT_METRICS_155), kwargs)
+
+
+# --------------------------------------------------------------------------------------
+# running
+# --------------------------------------------------------------------------------------
+
+
+def open_rows(args, keep):
+    """The input as :class:`vecscore.io.RowChunk` objects, and the number of pairs if known."""
+    text = args.hyps is not None or args.refs is not None
+    if text and args.input is not None:
+        raise VecscoreError("give either --hyps/--refs (plain text) or --input (a table), not both")
+    if text:
+        if args.hyps is None or not args.refs:
+            raise VecscoreError("plain-text input needs both --hyps FILE and --refs FILE")
+        if args.input_format or args.ref_column or args.hyp_column != "hyp":
+            raise VecscoreError("--input-format/--hyp-column/--ref-column go with --input, not with --hyps/--refs")
+        rows = iter_text(args.hyps, args.refs, chunk_size=args.chunk_size, keep_text=keep is not None)
+        if keep not in (None, "all"):
+            rows = _select_text(rows, keep, len(args.refs))
+        return rows, count_lines(args.hyps)
+    if args.input is None:
+        raise VecscoreError("no input: give --hyps FILE --refs FILE (plain text) or --input FILE (jsonl/csv/tsv/parquet)")
+    fmt = detect_format(args.input, args.input_format)
+    if fmt == "text":
+        raise VecscoreError(f"{args.input} looks like plain text: give it with --hyps/--refs, or say --input-format")
+    rows = iter_input(fmt, args.input, hyp_column=args.hyp_column, ref_columns=args.ref_column or ["ref"], keep=keep,
+                      chunk_size=args.chunk_size)
+    return rows, _parquet_rows(args.input) if fmt == "parquet" else None
+
+
+def _select_text(rows, keep, n_refs):
+    valid = ["hyp", "ref"] if n_refs == 1 else ["hyp", *(f"ref{k + 1}" for k in range(n_refs))]
+    bad = [k for k in keep if k not in valid]
+    if bad:
+        raise VecscoreError(f"--keep {' '.join(bad)}: plain-text inputs have the columns {', '.join(valid)}")
+    for chunk in rows:
+        chunk.records = [{k: r[k] for k in keep} for r in chunk.records]
+        yield chunk
+
+
+def _parquet_rows(path):
+    if path == "-":
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    except Exception:  # the reader reports unreadable files with the details
+        return None
+
+
+def score_rows(spec, rows, stats: bool) -> ScoreChunk:
+    """Score one :class:`RowChunk`; errors name the file and line of the row."""
+    try:
+        columns, st, sig = spec.score(rows.hyps, rows.refs)
+    except MissingDependencyError:
+        raise  # about the options, not about these rows
+    except VecscoreError as exc:
+        msg = _ROW_REF.sub(lambda m: f"{m.group(1)} of {rows.where(int(m.group(2)))}"
+                           if int(m.group(2)) < len(rows) else m.group(0), str(exc))
+        if msg == str(exc) and len(rows):
+            msg = f"{rows.where(0)} .. {rows.where(len(rows) - 1)}: {msg}"
+        raise VecscoreError(msg) from None
+    return ScoreChunk(rows.start, len(rows), columns, st if stats else {}, sig)
+
+
+def _per_pair_format(args, default: str) -> str:
+    fmt = output_format(args.output, args.format, default)
+    if args.per_pair and fmt == "json":
+        fmt = "jsonl" if args.format is None else fmt
+    return fmt
+
+
+def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
+    """Stream the input through ``spec``: corpus summary and/or per-pair rows (or the rows a filter keeps)."""
+    default = "jsonl" if conditions else ("jsonl" if args.per_pair else "json")
+    fmt = _per_pair_format(args, default)
+    if conditions and fmt == "json":
+        raise VecscoreError("filter writes rows: use --format jsonl, csv, tsv or parquet (or an -o with that extension)")
+    per_pair = fmt != "json"
+    keep = keep if keep is not None else args.keep
+    rows_iter, total = open_rows(args, keep if per_pair else None)
+    rows_iter = prefetch(rows_iter)  # read the next chunk while this one is scored
+    need_stats = spec.has_stats and (not per_pair or args.stats or args.summary is not None)
+    acc = CorpusAccumulator(spec)
+    kept = 0
+    bar = progress_bar(total, quiet=args.quiet, desc="filtering" if conditions else "scoring")
+    try:
+        with numba_threads(args.workers):
+            if per_pair:
+                with atomic_output(args.output) as stream:
+                    writer = make_writer(fmt, stream, stats=args.stats)
+                    try:
+                        for rows in rows_iter:
+                            chunk = score_rows(spec, rows, need_stats)
+                            acc.add(chunk)
+                            mask = apply_conditions(conditions, chunk.columns, any_of=any_of) if conditions else None
+                            kept += len(rows) if mask is None else int(mask.sum())
+                            writer.write(rows, chunk, mask)
+                            bar.update(len(rows))
+                    except BaseException:
+                        writer.abort()
+                        raise
+                    writer.close()
+            else:
+                for rows in rows_iter:
+                    acc.add(score_rows(spec, rows, need_stats))
+                    bar.update(len(rows))
+    finally:
+        bar.close()
+    if conditions and not args.quiet and args.output != "-":
+        print(f"vecscore: kept {kept:,d} of {acc.n:,d} rows", file=sys.stderr)
+    if per_pair and args.summary is None:
+        return 0
+    summary = acc.summary()
+    if conditions:
+        summary = {"kept": kept, "n_pairs": acc.n, "conditions": [str(c) for c in conditions],
+                   "any": any_of, "scores": summary}
+    if not per_pair:
+        write_json(args.output, summary)
+    if args.summary is not None:
+        write_json(args.summary, summary)
+    return 0
+
+
+def run_rouge(args) -> int:
+    return run_scoring(args, RougeSpec(tuple(args.metrics), rouge_options(args)))
+
+
+def run_rouge155(args) -> int:
+    return run_scoring(args, rouge155_spec(args))
+
+
+def run_bleu(args) -> int:
+    return run_scoring(args, BleuSpec(bleu_options(args), sentence=args.sentence))
+
+
+def run_filter(args) -> int:
+    conditions = [parse_condition(c) for c in args.where]
+    metrics = metrics_of(conditions)
+    r155 = None
+    if args.rouge155 is not None:
+        from vecscore.rouge.rouge155.api import rouge155_args
+
+        r155 = dict(rouge155_args(args.rouge155.split() + ["-n", "1"]).kwargs) if args.rouge155.strip() else {}
+        r155.pop("metrics", None)
+    script_only = [m for m in metrics if m.startswith("rougeS")]
+    if script_only and r155 is None:
+        raise VecscoreError(f"{', '.join(script_only)}: ROUGE-S/SU are ROUGE-1.5.5 metrics; add --rouge155 "
+                            "(optionally with the script's flags, e.g. --rouge155='-m')")
+    spec = make_spec(metrics, rouge_options=rouge_options(args), bleu_options=bleu_options(args), rouge155_options=r155)
+    return run_scoring(args, spec, keep=args.keep if args.keep is not None else "all", conditions=conditions,
+                       any_of=args.any)
+
+
+def run_warmup(args) -> int:
+    from vecscore.cache_dir import chosen
+    from vecscore.warmup import warmup
+
+    where, folder = chosen()
+    place = {"package": "the package folder", "none": "nowhere (no writable folder)"}.get(where, folder)
+    print(f"vecscore warmup: compiling into {place}", file=sys.stderr)
+    seconds = warmup(args.only, report=lambda line: print(f"  {line}", file=sys.stderr))
+    print(f"vecscore warmup: done in {sum(seconds.values()):.1f} s", file=sys.stderr)
+    return 0
+
+
+def main(argv=None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 bad input or usage, 130 interrupted, 143 terminated).
+
+    ``vecscore ... | head`` ends quietly: a closed stdout stops the run
+    without a traceback (exit status 141, as a shell reports SIGPIPE).
+    """
+    if argv is None:  # the real command line (not a call from Python): tune the allocator
+        tune_memory()
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    previous = _catch_sigterm()
+    try:
+        return args.func(args)
+    except VecscoreError as exc:
+        print(f"vecscore: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except (KeyboardInterrupt, Terminated) as exc:
+        return _interrupted(exc)
+    except SystemError as exc:  # an interrupt that arrived while a compiled kernel was returning
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, (KeyboardInterrupt, Terminated)):
+            return _interrupted(cause)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that partial output files are removed on the way out."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into :class:`Terminated` for the run (main thread only); returns the previous handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _interrupted(exc: BaseException) -> int:
+    if isinstance(exc, Terminated):
+        print("vecscore: terminated; no output was written", file=sys.stderr)
+        return 143
+    print("vecscore: interrupted; no output was written", file=sys.stderr)
+    return 130
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout replaced (e.g. by pytest)
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""A batch of text pairs as rows of bytes for the per-pair kernels.
+
+:func:`pair_rows` validates hypotheses and references as the rest of vecscore
+does (the same errors, naming the row) and returns every text by address
+(:class:`vecscore.kernels.in_place.TextRows`): hypotheses first, then the
+references pair by pair, with ``ref_ptr``.  Pure-ASCII ``str`` rows are read
+where they lie; any other row is encoded by the caller's ``encode`` (e.g.
+rouge-score's ``str.lower()`` first), or the call returns ``None`` when
+``encode`` is ``None`` (the caller takes its general route then).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import chain
+
+import numpy as np
+
+from vecscore.inputs import check_units, normalize_refs
+from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
+
+__all__ = ["pair_rows", "Rows"]
+
+
+class Rows:
+    """``hyps`` then flat ``refs`` as one read-only sequence, without copying."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __len__(self) -> int:
+        return len(self.a) + len(self.b)
+
+    def __getitem__(self, i: int):
+        return self.a[i] if i < len(self.a) else self.b[i - len(self.a)]
+
+
+def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | None):
+    """``(rows, ref_ptr, texts)`` of a text batch, or ``None`` (see the module docstring).
+
+    ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).
+    """
+    n = len(hyps)
+    per_example = (refs_layout == "per-example" and not isinstance(refs, (str, bytes)) and hasattr(refs, "__len__")
+                   and len(refs) == n)
+    # hypotheses and (if they may be one str per hypothesis) references in one scan
+    rows = str_rows(hyps, refs) if per_example else str_rows(hyps)
+    if rows is None:  # this Python cannot be read in place: validate, then encode everything
+        check_units(hyps, "text", "hyps")
+        flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
+        texts = Rows(hyps, flat)
+        if encode is None and not all(t.isascii() for t in chain(hyps, flat)):
+            return None
+        blobs = [t.encode("ascii") if t.isascii() else encode(t) for t in chain(hyps, flat)]
+        buf = np.frombuffer(b"".join(blobs), np.uint8)
+        offsets = np.zeros(len(blobs) + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
+        return from_buffer(buf, offsets), ref_ptr, texts
+    if (rows.kind[:n] == NOT_STR).any():
+        check_units(hyps, "text", "hyps")  # names the first row that is not a str (subclasses pass)
+    if per_example and not (rows.kind[n:] == NOT_STR).any():
+        ref_ptr = np.arange(n + 1, dtype=np.int64)
+        flat = rows.keep[1]
+    else:  # lists of references, None, streams, ...: the checked path, then the flat references' scan
+        flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
+        r = str_rows(flat)
+        rows = TextRows.concat([TextRows(rows.addrs[:n], rows.lens[:n], rows.kind[:n], rows.keep[:1]), r])
+    texts = Rows(rows.keep[0], flat)
+    other = np.flatnonzero(rows.kind != ASCII)
+    if len(other):
+        if encode is None:
+            return None
+        rows = rows.patched(other, [encode(str(texts[int(i)])) for i in other])
+    return rows, ref_ptr, texts
+

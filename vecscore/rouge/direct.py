@@ -1,0 +1,74 @@
+"""ROUGE-N and ROUGE-L straight from text: the fast path of :func:`vecscore.rouge`.
+
+When the texts are ``str``, the tokenizer is ``rouge-score`` and no
+vocabulary transform (stemming, stopwords) is asked for, rouge-score's
+rouge1..rougeN and rougeL need no corpus-wide vocabulary: every statistic
+compares tokens within one pair.  :func:`direct_stats` then runs one fused
+kernel (:mod:`vecscore.kernels.pair_rouge`) over the raw bytes instead of
+building token spans, corpus ids and sparse count matrices for the whole
+batch.  Pure-ASCII ``str`` are read where they lie (:mod:`vecscore.engine.pair_rows`);
+other rows are lowercased by ``str.lower()`` and encoded, as rouge-score
+sees them.  The integer statistics are the same as
+:func:`vecscore.engine.batch.build_batch` plus :mod:`vecscore.engine.counts` give (the tests
+compare the two routes); memory is the outputs and scratch for one pair per
+thread (bounded by the pair's bytes of text, see
+:mod:`vecscore.kernels.pair_rouge`), plus the encoded non-ASCII rows.  A pair
+whose scratch cannot be allocated raises :class:`vecscore.memory.PairMemoryError`
+naming it (``hyps[i]``) and the memory it needs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore.engine.batch import warn_empty_rows
+from vecscore.engine.pair_rows import pair_rows
+from vecscore.inputs import input_kind
+from vecscore.kernels.intern import ASCII_LOWER
+from vecscore.kernels.pair_rouge import pair_rouge_stats
+from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
+
+__all__ = ["direct_applicable", "direct_stats"]
+
+
+def direct_applicable(hyps, parsed, tokenizer, transform) -> bool:
+    """Whether :func:`direct_stats` can score this call (the result would be the same either way)."""
+    return (
+        isinstance(tokenizer, str)
+        and tokenizer == "rouge-score"
+        and transform is None
+        and all(kind in ("n", "L") for kind, _ in parsed)
+        and not isinstance(hyps, (str, bytes))
+        and hasattr(hyps, "__len__")
+        and input_kind(hyps) == "text"
+    )
+
+
+def direct_stats(hyps, refs, parsed, *, refs_layout: str = "per-example", warn_empty: bool = True):
+    """Per metric ``(hits, hyp_count, ref_count)`` and the reference pointer.
+
+    ``parsed`` holds ``("n", N)`` and ``("L", 0)`` entries (see
+    :func:`vecscore.rouge.parse_metric`).  ``hits`` and ``ref_count`` have one
+    entry per reference row, ``hyp_count`` one per pair.
+    """
+    n = len(hyps)
+    rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, _lowered_utf8)
+    orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
+    want_lcs = any(kind == "L" for kind, _ in parsed)
+    lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders, want_lcs)
+    if warn_empty:  # attributed to the caller of rouge() (this, rouge, its workers= wrapper)
+        warn_empty_rows(texts, lengths)
+    hyp_len, ref_len = lengths[:n], lengths[n:]
+    out = []
+    for kind, param in parsed:
+        if kind == "L":
+            out.append((lcs, hyp_len, ref_len))
+            continue
+        k = int(np.searchsorted(orders, int(param)))
+        out.append((hits[k], np.maximum(hyp_len - (param - 1), 0), np.maximum(ref_len - (param - 1), 0)))
+    return out, ref_ptr
+
+
+def _lowered_utf8(text: str) -> bytes:
+    """A row that is not pure ASCII, as rouge-score sees it: ``str.lower()`` first; its
+    remaining non-ASCII bytes are separators for the byte tokenizer."""
+    return text.lower().encode("utf-8")

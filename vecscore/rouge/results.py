@@ -1,0 +1,102 @@
+"""Result containers, in rouge-score's vocabulary."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from vecscore.errors import VecscoreError
+
+__all__ = ["Score", "RougeResult"]
+
+
+class Score(NamedTuple):
+    """Precision, recall and F: float64 arrays (one per pair) or floats.
+
+    A named tuple with rouge-score's field names, so ``p, r, f = score`` and
+    ``score.fmeasure`` both work as they do with rouge-score's ``Score``.
+    """
+
+    precision: Any
+    recall: Any
+    fmeasure: Any
+
+
+@dataclass(frozen=True)
+class RougeResult(Mapping):
+    """Per-pair ROUGE scores: ``result["rouge1"].fmeasure`` is an array.
+
+    ``stats[metric]`` holds the integer sufficient statistics of each pair
+    (``hits``, ``p_den``, ``r_den``) where the convention defines them.
+    """
+
+    scores: dict
+    stats: dict = field(default_factory=dict)
+    signature: str = ""
+
+    def __getitem__(self, key: str) -> Score:
+        return self.scores[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.scores)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    @property
+    def n_pairs(self) -> int:
+        first = next(iter(self.scores.values()), None)
+        return 0 if first is None else len(first.fmeasure)
+
+    def mean(self) -> dict[str, Score]:
+        """Corpus scores: the arithmetic mean of the per-pair P, R and F.
+
+        Computed exactly and rounded once (:mod:`vecscore.exactsum`), so the
+        value does not depend on how the pairs were chunked or sharded.
+        """
+        from vecscore.exactsum import exact_mean
+
+        return {k: Score(exact_mean(s.precision), exact_mean(s.recall), exact_mean(s.fmeasure)) for k, s in self.scores.items()}
+
+    def micro(self, *, alpha=None, beta=None) -> dict[str, Score]:
+        """Corpus scores from pooled counts: ``sum(hits) / sum(denominators)``."""
+        from vecscore.rouge.fscore import f_measure, safe_ratio
+
+        out = {}
+        for k in self.scores:
+            st = self.stats.get(k)
+            if st is None or st.get("hits") is None:
+                raise VecscoreError(
+                    f"micro averages need integer statistics, which the {k} scores under this multi_ref convention "
+                    "do not have; use mean() or multi_ref='best'/'best-recall'/'pooled'"
+                )
+            hits = np.sum(st["hits"])
+            p = float(safe_ratio(hits, np.sum(st["p_den"])))
+            r = float(safe_ratio(hits, np.sum(st["r_den"])))
+            if st.get("alpha"):  # ROUGE-W: ratios of weighted statistics go through f^-1
+                p, r = p ** (1 / st["alpha"]), r ** (1 / st["alpha"])
+            out[k] = Score(p, r, float(f_measure(p, r, alpha, beta)))
+        return out
+
+    def to_dict(self) -> dict[str, dict[str, list[float]]]:
+        return {
+            k: {"precision": s.precision.tolist(), "recall": s.recall.tolist(), "fmeasure": s.fmeasure.tolist()}
+            for k, s in self.scores.items()
+        }
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Flat columns ``rouge1_precision``, ``rouge1_recall``, ``rouge1_fmeasure``, ..."""
+        cols = {}
+        for k, s in self.scores.items():
+            cols[f"{k}_precision"] = s.precision
+            cols[f"{k}_recall"] = s.recall
+            cols[f"{k}_fmeasure"] = s.fmeasure
+        return cols
+
+    def to_pandas(self):
+        """A DataFrame with one row per pair and the flat columns."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns())

