@@ -16,13 +16,16 @@ folder itself, before numba is imported, in this order:
 A folder named but not writable is skipped with a warning, never an error.
 numba writes each cache file under a temporary name and renames it into
 place, so concurrent processes (cluster workers, ``pytest -n``) can share one
-folder.  ``vecscore warmup`` fills it ahead of time.
+folder.  ``vecscore warmup`` fills it ahead of time.  Kernels built with the
+fast path off (``VECSCORE_FAST_PATH=0``, :mod:`vecscore.fast_path`) go to a
+``fast-path-off`` folder inside the chosen one (or the per-user one).
 """
 from __future__ import annotations
 
 import os
 import tempfile
 
+from vecscore import fast_path
 from vecscore.errors import warn
 
 __all__ = ["configure", "chosen", "enabled", "writable"]
@@ -88,6 +91,10 @@ def configure() -> None:
     if _state:
         return
     where, folder = _choose()
+    if not fast_path.enabled() and where != "none":  # kernels built without the fast path: a folder of their own
+        folder = os.path.join(folder or _user_folder(), "fast-path-off")
+        if not writable(folder):
+            where, folder = "none", None
     _state["where"], _state["folder"] = where, folder
     if folder is not None:
         os.environ["NUMBA_CACHE_DIR"] = folder

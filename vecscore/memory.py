@@ -82,14 +82,14 @@ class PairMemoryError(MemoryError, VecscoreError):
 PARALLEL_SCRATCH = 64 << 20
 
 
-def _py(kernel):
+def py_func_of(kernel):
     """A kernel's Python function (for sizes computed on int arrays), whether numba is loaded, not
     yet loaded, or disabled (``NUMBA_DISABLE_JIT=1``: the kernel is the function itself)."""
     return getattr(kernel, "py_func", kernel)
 
 
 def table_slots(n):
-    """``1 << vecscore.kernels.ngrams._table_bits(n)`` of an int or an int array: the smallest power
+    """``1 << vecscore.kernels.ngrams.table_bits(n)`` of an int or an int array: the smallest power
     of two ``>= max(2 * n, 16)``."""
     x = np.maximum(2 * np.asarray(n, np.int64), 16)
     return np.int64(1) << np.frexp((x - 1).astype(np.float64))[1].astype(np.int64)

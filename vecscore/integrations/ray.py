@@ -29,7 +29,7 @@ import pickle
 from collections.abc import Sequence
 
 from vecscore.errors import MissingDependencyError, VecscoreError
-from vecscore.io.arrow import _is_stat, _score_columns, score_table
+from vecscore.io.arrow import is_stat_column, score_columns, score_table
 from vecscore.io.stream import CorpusAccumulator, ScoreChunk, make_spec
 
 __all__ = ["score_dataset", "corpus_score", "RayScorer"]
@@ -112,13 +112,13 @@ def _partial_sums(batch, spec):
     import pyarrow as pa
 
     names = set(batch.column_names)
-    wanted = _score_columns(spec)
+    wanted = score_columns(spec)
     missing = [c for c in wanted if c not in names]
     if missing:
         raise VecscoreError(f"the dataset lacks the score columns {missing}; score it with score_dataset(..., "
                             "stats=True) first")
     columns = {c: batch.column(c).to_numpy() for c in wanted}
-    stats = {c: batch.column(c).to_numpy() for c in names if _is_stat(c, spec)}
+    stats = {c: batch.column(c).to_numpy() for c in names if is_stat_column(c, spec)}
     acc = CorpusAccumulator(spec)
     acc.add(ScoreChunk(0, batch.num_rows, columns, stats, ""))
     return pa.table({"vecscore_partial": pa.array([pickle.dumps(acc)], pa.binary())})
@@ -146,7 +146,7 @@ def corpus_score(
     needs_stats = spec.has_stats
     if needs_stats:
         names = set(ds.schema().names)
-        stat_cols = [c for c in names if _is_stat(c, spec)]
+        stat_cols = [c for c in names if is_stat_column(c, spec)]
         if not stat_cols:
             raise VecscoreError("the dataset has no statistics columns; score it with score_dataset(..., stats=True)")
     parts = ds.map_batches(_partial_sums, fn_kwargs=dict(spec=spec), batch_format="pyarrow", batch_size=batch_size)

@@ -205,8 +205,8 @@ def corpus_from_table(table, spec) -> dict:
     """Corpus summary (exact means, micro ROUGE, corpus BLEU) of a table scored with ``stats=True``."""
     names = set(table.column_names)
     acc = CorpusAccumulator(spec)
-    columns = {c: table.column(c).to_numpy() for c in _score_columns(spec) if c in names}
-    stats = {c: table.column(c).to_numpy() for c in names if _is_stat(c, spec)}
+    columns = {c: table.column(c).to_numpy() for c in score_columns(spec) if c in names}
+    stats = {c: table.column(c).to_numpy() for c in names if is_stat_column(c, spec)}
     acc.add(ScoreChunk(0, table.num_rows, columns, stats, ""))
     return acc.summary()
 
@@ -221,14 +221,14 @@ def _metric_names(spec) -> list[str]:
     return list(spec.metrics)
 
 
-def _score_columns(spec) -> list[str]:
+def score_columns(spec) -> list[str]:
     out = []
     for m in _metric_names(spec):
         out += ["bleu_score"] if m == "bleu" else [f"{m}_{f}" for f in ("precision", "recall", "fmeasure")]
     return out
 
 
-def _is_stat(column: str, spec) -> bool:
+def is_stat_column(column: str, spec) -> bool:
     for m in _metric_names(spec):
         if m == "bleu" and column.startswith("bleu_") and column != "bleu_score":
             return True

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _table_bits
+from vecscore.kernels.ngrams import chunk_ranges, table_bits
 from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["clipped_counts"]
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_FNV_PRIME = np.uint64(1099511628211)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+FNV_PRIME = np.uint64(1099511628211)
 
 
 @jit
@@ -42,7 +42,7 @@ def clipped_counts(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
     """
     n_pairs = len(hyp_off) - 1
     out = np.zeros((n_pairs, max_order), np.int64)
-    bounds = _chunks(n_pairs, 64)
+    bounds = chunk_ranges(n_pairs, 64)
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_mask, bounds, c,
@@ -62,7 +62,7 @@ def _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
         for p in range(bounds[c], bounds[c + 1]):
             longest = max(longest, hyp_off[p + 1] - hyp_off[p])
             longest_refs = max(longest_refs, ref_off[ref_ptr[p + 1]] - ref_off[ref_ptr[p]])
-        size = 1 << _table_bits(longest)
+        size = 1 << table_bits(longest)
         tpos = np.empty(size, np.int64)
         thash = np.empty(size, np.uint64)
         hcnt = np.empty(size, np.int64)
@@ -83,16 +83,16 @@ def _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
                 m = length - n + 1
                 if m <= 0:
                     break
-                bits = _table_bits(m)
+                bits = table_bits(m)
                 shift = np.uint64(64 - bits)
                 mask = (1 << bits) - 1
                 for s in range(1 << bits):
                     tpos[s] = -1
                 for j in range(m):
-                    h = (hh[j] ^ np.uint64(hyp_ids[hlo + j + n - 1] + 1)) * _FNV_PRIME
+                    h = (hh[j] ^ np.uint64(hyp_ids[hlo + j + n - 1] + 1)) * FNV_PRIME
                     hh[j] = h
                     h &= hash_mask
-                    s = np.int64((h * _GOLDEN) >> shift)
+                    s = np.int64((h * GOLDEN) >> shift)
                     while True:
                         if tpos[s] == -1:
                             tpos[s] = hlo + j
@@ -109,10 +109,10 @@ def _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
                     rlo = ref_off[q]
                     for j in range(ref_off[q + 1] - rlo - n + 1):
                         k = rlo - base + j
-                        h = (rh[k] ^ np.uint64(ref_ids[rlo + j + n - 1] + 1)) * _FNV_PRIME
+                        h = (rh[k] ^ np.uint64(ref_ids[rlo + j + n - 1] + 1)) * FNV_PRIME
                         rh[k] = h
                         h &= hash_mask
-                        s = np.int64((h * _GOLDEN) >> shift)
+                        s = np.int64((h * GOLDEN) >> shift)
                         while tpos[s] != -1:
                             if thash[s] == h and _same(hyp_ids, tpos[s], ref_ids, rlo + j, n):
                                 if stamp[s] != q:

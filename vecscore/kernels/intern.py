@@ -25,8 +25,8 @@ from vecscore.kernels.swar import (
 )
 from vecscore.memory import CHUNK_FAILED
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
+FNV_OFFSET = np.uint64(14695981039346656037)
+FNV_PRIME = np.uint64(1099511628211)
 
 IDENTITY = np.arange(256, dtype=np.uint8)
 ASCII_LOWER = IDENTITY.copy()
@@ -39,9 +39,9 @@ def hash_spans(buf, starts, ends, fold):
     n = len(starts)
     out = np.empty(n, np.uint64)
     for i in prange(n):
-        h = _FNV_OFFSET
+        h = FNV_OFFSET
         for q in range(starts[i], ends[i]):
-            h = (h ^ np.uint64(fold[buf[q]])) * _FNV_PRIME
+            h = (h ^ np.uint64(fold[buf[q]])) * FNV_PRIME
         out[i] = h
     return out
 
@@ -404,14 +404,14 @@ def token_keys(buf, starts, ends, fold):
                 w = _folded_word(_word_at(buf, addr, s), kind) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
                 out[i] = np.int64(w) | (np.int64(length) << 56)
             else:
-                h = _FNV_OFFSET
+                h = FNV_OFFSET
                 q = s
                 while q + 8 <= e:
-                    h = (h ^ _folded_word(load_word(addr + q), kind)) * _FNV_PRIME
+                    h = (h ^ _folded_word(load_word(addr + q), kind)) * FNV_PRIME
                     q += 8
                 tail = e - q  # 0 .. 7 bytes
                 w = _folded_word(_word_at(buf, addr, q), kind) & ((np.uint64(1) << np.uint64(8 * tail)) - np.uint64(1))
-                h = (h ^ w ^ np.uint64(length)) * _FNV_PRIME
+                h = (h ^ w ^ np.uint64(length)) * FNV_PRIME
                 out[i] = np.int64(_mix64(np.int64(h)) | np.uint64(1 << 63))
         elif e - s <= _SHORT:
             key = np.int64(e - s) << 56
@@ -419,9 +419,9 @@ def token_keys(buf, starts, ends, fold):
                 key |= np.int64(fold[buf[q]]) << (8 * (q - s))
             out[i] = key
         else:
-            h = _FNV_OFFSET
+            h = FNV_OFFSET
             for q in range(s, e):
-                h = (h ^ np.uint64(fold[buf[q]])) * _FNV_PRIME
+                h = (h ^ np.uint64(fold[buf[q]])) * FNV_PRIME
             out[i] = np.int64(_mix64(np.int64(h)) | np.uint64(1 << 63))
     return out
 

@@ -88,7 +88,7 @@ def _step(V, pm, W):
 
 
 @jit
-def _lcs_short(a, b, mask1):
+def lcs_short(a, b, mask1):
     """LCS of ``a`` and ``b`` with ``len(b) <= 64``; ``mask1`` is an all-zero
     ``vocab_size`` uint64 scratch, left all-zero on return."""
     m = len(b)
@@ -109,7 +109,7 @@ def _lcs_short(a, b, mask1):
 
 @jit
 def lcs_long_words(m):
-    """``(items, words)``: the int64 and uint64 scratch :func:`_lcs_long_into` needs for a
+    """``(items, words)``: the int64 and uint64 scratch :func:`lcs_long_into` needs for a
     shorter text of up to ``m`` tokens (``W = ceil(m / 64)``): six arrays of ``m + 1`` items
     (ranks, counts, dense rows, bucket starts and fills, positions), and the dense match-mask
     table (at most ``DENSE_BUDGET_WORDS``, or ``ALL_DENSE_WORDS`` when every symbol is dense)
@@ -121,13 +121,13 @@ def lcs_long_words(m):
 
 @jit
 def _lcs_long(a, b, slot):
-    """LCS of ``a`` and ``b`` for any ``len(b)`` (:func:`_lcs_long_into` with its scratch allocated here)."""
+    """LCS of ``a`` and ``b`` for any ``len(b)`` (:func:`lcs_long_into` with its scratch allocated here)."""
     items, words = lcs_long_words(len(b))
-    return _lcs_long_into(a, b, slot, np.empty(items, np.int64), np.empty(words, np.uint64))
+    return lcs_long_into(a, b, slot, np.empty(items, np.int64), np.empty(words, np.uint64))
 
 
 @jit
-def _lcs_long_into(a, b, slot, items, words):
+def lcs_long_into(a, b, slot, items, words):
     """LCS of ``a`` and ``b`` for any ``len(b)``, bit-parallel over ceil(len(b)/64) words.
 
     ``slot`` is an all ``-1`` int64 scratch of ``vocab_size`` entries mapping a
@@ -246,7 +246,7 @@ def _lcs_chunk(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks,
             if len(y) == 0:
                 out[p] = 0
             elif len(y) <= 64:
-                out[p] = _lcs_short(x, y, mask1)
+                out[p] = lcs_short(x, y, mask1)
             else:
                 if len(slot) == 0:
                     slot = np.full(vocab_size, -1, np.int64)
@@ -350,21 +350,21 @@ def _mark_lcs_bits(r, h, pm, rows, live, mark):
 
 
 @jit
-def _add_budget(bud, b_ids, lo, hi, step):
+def add_budget(bud, b_ids, lo, hi, step):
     """Add ``step`` to ``bud[t]`` for every token ``t`` of ``b_ids[lo:hi]``."""
     for q in range(lo, hi):
         bud[b_ids[q]] += step
 
 
 @jit
-def _clear_budget(bud, b_ids, lo, hi):
+def clear_budget(bud, b_ids, lo, hi):
     """Zero ``bud`` again at the tokens of ``b_ids[lo:hi]`` (cheaper than a full reset)."""
     for q in range(lo, hi):
         bud[b_ids[q]] = 0
 
 
 @jit(inline=True)
-def _reference_marks(mark, r_sent, rs0, rs1):
+def reference_marks(mark, r_sent, rs0, rs1):
     """A zeroed mark per token of the reference sentences ``rs0..rs1-1`` (``mark``, grown if too short),
     with the reference's first token index and length: ``(mark, r_base, r_len)``."""
     r_base = r_sent[rs0]
@@ -376,7 +376,7 @@ def _reference_marks(mark, r_sent, rs0, rs1):
 
 
 @jit
-def _longest_sentence(sent, s0, s1):
+def longest_sentence(sent, s0, s1):
     """Length of the longest of the sentences ``s0..s1-1``."""
     longest = 0
     for s in range(s0, s1):
@@ -426,10 +426,10 @@ def _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, r
             h_hi = hb_off[h_rows[p] + 1]
             r_lo = rb_off[r_rows[p]]
             r_hi = rb_off[r_rows[p] + 1]
-            _add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
-            _add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
-            maxh = _longest_sentence(h_sent, hs0, hs1)
-            maxr = _longest_sentence(r_sent, rs0, rs1)
+            add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
+            add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
+            maxh = longest_sentence(h_sent, hs0, hs1)
+            maxr = longest_sentence(r_sent, rs0, rs1)
             if maxh > 64:
                 need = (maxr + 1) * (maxh + 1)
                 if len(table) < need:
@@ -438,7 +438,7 @@ def _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, r
                 rows = np.empty(maxr + 1, np.uint64)
                 live = np.empty(maxr + 1, np.int64)
             # marks over the whole reference: the union over hypothesis sentences is order-free
-            mark, r_base, r_len = _reference_marks(mark, r_sent, rs0, rs1)
+            mark, r_base, r_len = reference_marks(mark, r_sent, rs0, rs1)
             for g in range(hs0, hs1):
                 hyp = h_ids[h_sent[g]:h_sent[g + 1]]
                 n = len(hyp)
@@ -468,8 +468,8 @@ def _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, r
                         bud_h[tok] -= 1
                         bud_r[tok] -= 1
             out[p] = hits
-            _clear_budget(bud_h, hb_ids, h_lo, h_hi)
-            _clear_budget(bud_r, rb_ids, r_lo, r_hi)
+            clear_budget(bud_h, hb_ids, h_lo, h_hi)
+            clear_budget(bud_r, rb_ids, r_lo, r_hi)
     except Exception:
         return False
     return True
@@ -480,7 +480,7 @@ def _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, r
 # --------------------------------------------------------------------------------------
 
 
-def _as_int64(name, x):
+def as_int64(name, x):
     arr = np.asarray(x)
     if arr.ndim != 1:
         raise VecscoreError(f"{name} must be one-dimensional, got shape {arr.shape}")
@@ -508,7 +508,7 @@ def id_range(ids):
     return lows.min(), highs.max()
 
 
-def _check_offsets(name, offsets, length):
+def check_offsets(name, offsets, length):
     if len(offsets) == 0:
         raise VecscoreError(f"{name} must have length n + 1 >= 1, got an empty array")
     if offsets[0] != 0 or offsets[-1] != length:
@@ -551,10 +551,10 @@ def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size
     """
     import numba
 
-    hyp_ids = _as_int64("hyp_ids", hyp_ids)
-    ref_ids = _as_int64("ref_ids", ref_ids)
-    hyp_rows = _as_int64("hyp_rows", hyp_rows)
-    ref_rows = _as_int64("ref_rows", ref_rows)
+    hyp_ids = as_int64("hyp_ids", hyp_ids)
+    ref_ids = as_int64("ref_ids", ref_ids)
+    hyp_rows = as_int64("hyp_rows", hyp_rows)
+    ref_rows = as_int64("ref_rows", ref_rows)
     if len(hyp_rows) != len(ref_rows):
         raise VecscoreError(
             f"hyp_rows and ref_rows must have the same length, got {len(hyp_rows)} and {len(ref_rows)}")
@@ -612,12 +612,12 @@ def lcs_length_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_r
     >>> lcs_length_pairs(ids, off, ids, off, [0], [1]).tolist()
     [2]
     """
-    h_off = _as_int64("hyp_offsets", hyp_offsets)
-    r_off = _as_int64("ref_offsets", ref_offsets)
+    h_off = as_int64("hyp_offsets", hyp_offsets)
+    r_off = as_int64("ref_offsets", ref_offsets)
     hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
         hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_off) - 1, len(r_off) - 1, vocab_size, n_chunks)
-    _check_offsets("hyp_offsets", h_off, len(hyp_ids))
-    _check_offsets("ref_offsets", r_off, len(ref_ids))
+    check_offsets("hyp_offsets", h_off, len(hyp_ids))
+    check_offsets("ref_offsets", r_off, len(ref_ids))
     if chunks == 0:
         return np.zeros(0, np.int64)
     return _lcs_length_pairs(hyp_ids, h_off, ref_ids, r_off, hyp_rows, ref_rows, vocab, chunks)
@@ -625,10 +625,10 @@ def lcs_length_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_r
 
 def check_sentences(side, ids, sent_offsets, text_sents):
     """Validate a sentence layout (see the module docstring); return int64 arrays."""
-    sent = _as_int64(f"{side}_sent_offsets", sent_offsets)
-    text = _as_int64(f"{side}_text_sents", text_sents)
-    _check_offsets(f"{side}_sent_offsets", sent, len(ids))
-    _check_offsets(f"{side}_text_sents", text, len(sent) - 1)
+    sent = as_int64(f"{side}_sent_offsets", sent_offsets)
+    text = as_int64(f"{side}_text_sents", text_sents)
+    check_offsets(f"{side}_sent_offsets", sent, len(ids))
+    check_offsets(f"{side}_text_sents", text, len(sent) - 1)
     return sent, text
 
 
@@ -691,8 +691,8 @@ def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
     >>> r.tolist()
     [4]
     """
-    hyp_ids = _as_int64("hyp_ids", hyp_ids)
-    ref_ids = _as_int64("ref_ids", ref_ids)
+    hyp_ids = as_int64("hyp_ids", hyp_ids)
+    ref_ids = as_int64("ref_ids", ref_ids)
     h_sent, h_text = check_sentences("hyp", hyp_ids, hyp_sent_offsets, hyp_text_sents)
     r_sent, r_text = check_sentences("ref", ref_ids, ref_sent_offsets, ref_text_sents)
     hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
@@ -710,9 +710,9 @@ def budget_arrays(budget, ids, text_offsets, n_texts, vocab):
     """The clipping-budget ragged array: ``budget`` checked, or the texts themselves."""
     if budget is None:
         return ids, np.ascontiguousarray(text_offsets, dtype=np.int64)
-    b_ids = _as_int64("budget ids", budget[0])
-    b_off = _as_int64("budget offsets", budget[1])
-    _check_offsets("budget offsets", b_off, len(b_ids))
+    b_ids = as_int64("budget ids", budget[0])
+    b_off = as_int64("budget offsets", budget[1])
+    check_offsets("budget offsets", b_off, len(b_ids))
     if len(b_off) != n_texts + 1:
         raise VecscoreError(f"budget offsets have {len(b_off) - 1} rows, the texts {n_texts}")
     if b_ids.size:

@@ -62,16 +62,16 @@ def extend_ngrams(prev_ids, prev_offsets, ids, offsets, n):
     return keys, goff
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @jit
-def _slot(key, shift):
-    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+def table_slot(key, shift):
+    return np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))
 
 
 @jit
-def _table_bits(n):
+def table_bits(n):
     bits = 4
     while (1 << bits) < 2 * n:
         bits += 1
@@ -79,7 +79,7 @@ def _table_bits(n):
 
 
 @jit
-def _chunks(n_items, n_chunks):
+def chunk_ranges(n_items, n_chunks):
     n_chunks = max(1, min(n_chunks, n_items))
     bounds = np.empty(n_chunks + 1, np.int64)
     for c in range(n_chunks + 1):
@@ -88,7 +88,7 @@ def _chunks(n_items, n_chunks):
 
 
 @jit
-def _longest_row(ptr, rows, lo, hi):
+def longest_row(ptr, rows, lo, hi):
     """The largest ``ptr[r + 1] - ptr[r]`` over ``r = rows[lo:hi]`` (sizes a chunk's scratch table)."""
     longest = 0
     for k in range(lo, hi):
@@ -102,7 +102,7 @@ def _count_row(keys, lo, hi, tkey, tpos, out_idx, out_cnt):
 
     Writes them to ``out_idx[lo:]``/``out_cnt[lo:]``; returns how many.
     """
-    bits = _table_bits(hi - lo)
+    bits = table_bits(hi - lo)
     shift = 64 - bits
     mask = (1 << bits) - 1
     for j in range(1 << bits):
@@ -110,7 +110,7 @@ def _count_row(keys, lo, hi, tkey, tpos, out_idx, out_cnt):
     u = 0
     for j in range(lo, hi):
         key = keys[j]
-        s = _slot(key, shift)
+        s = table_slot(key, shift)
         while tpos[s] != -1 and tkey[s] != key:
             s = (s + 1) & mask
         if tpos[s] == -1:
@@ -136,7 +136,7 @@ def row_counts(keys, offsets):
     tmp_idx = np.empty(len(keys), np.int64)
     tmp_cnt = np.empty(len(keys), np.int64)
     nuniq = np.zeros(rows, np.int64)
-    bounds = _chunks(rows, 64)
+    bounds = chunk_ranges(rows, 64)
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _count_chunk(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt)
@@ -164,7 +164,7 @@ def _count_chunk(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt):
         longest = 0
         for i in range(bounds[c], bounds[c + 1]):
             longest = max(longest, offsets[i + 1] - offsets[i])
-        size = 1 << _table_bits(longest)
+        size = 1 << table_bits(longest)
         tkey = np.empty(size, np.int64)
         tpos = np.empty(size, np.int64)
         for i in range(bounds[c], bounds[c + 1]):
@@ -179,13 +179,13 @@ def _row_min_sum(ptr, idx, cnt, a, b, tkey, tval):
     """``sum_g min(count_a(g), count_b(g))`` with a table of row ``a``'s keys."""
     alo = ptr[a]
     ahi = ptr[a + 1]
-    bits = _table_bits(ahi - alo)
+    bits = table_bits(ahi - alo)
     shift = 64 - bits
     mask = (1 << bits) - 1
     for j in range(1 << bits):
         tval[j] = -1
     for j in range(alo, ahi):
-        s = _slot(idx[j], shift)
+        s = table_slot(idx[j], shift)
         while tval[s] != -1:
             s = (s + 1) & mask
         tkey[s] = idx[j]
@@ -193,7 +193,7 @@ def _row_min_sum(ptr, idx, cnt, a, b, tkey, tval):
     total = np.int64(0)
     for j in range(ptr[b], ptr[b + 1]):
         key = idx[j]
-        s = _slot(key, shift)
+        s = table_slot(key, shift)
         while tval[s] != -1:
             if tkey[s] == key:
                 total += min(tval[s], cnt[j])
@@ -210,7 +210,7 @@ def clipped_overlap(ptr, idx, cnt, a_rows, b_rows):
     """
     m = len(a_rows)
     hits = np.empty(m, np.int64)
-    bounds = _chunks(m, 64)
+    bounds = chunk_ranges(m, 64)
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _overlap_chunk(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits)
@@ -224,7 +224,7 @@ def _overlap_chunk(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits):
     """The row pairs of chunk ``c`` of :func:`clipped_overlap`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        size = 1 << _table_bits(_longest_row(ptr, a_rows, bounds[c], bounds[c + 1]))
+        size = 1 << table_bits(longest_row(ptr, a_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         tval = np.empty(size, np.int64)
         for k in range(bounds[c], bounds[c + 1]):
@@ -243,7 +243,7 @@ def clipped_overlap_max_ref(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr):
     """
     n = len(hyp_rows)
     out = np.empty(n, np.int64)
-    bounds = _chunks(n, 64)
+    bounds = chunk_ranges(n, 64)
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _overlap_max_ref_chunk(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c, out)
@@ -258,20 +258,20 @@ def _overlap_max_ref_chunk(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c
     """The pairs of chunk ``c`` of :func:`clipped_overlap_max_ref`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        size = 1 << _table_bits(_longest_row(ptr, hyp_rows, bounds[c], bounds[c + 1]))
+        size = 1 << table_bits(longest_row(ptr, hyp_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         tval = np.empty(size, np.int64)
         tmax = np.empty(size, np.int64)
         for p in range(bounds[c], bounds[c + 1]):
             h = hyp_rows[p]
-            bits = _table_bits(ptr[h + 1] - ptr[h])
+            bits = table_bits(ptr[h + 1] - ptr[h])
             shift = 64 - bits
             mask = (1 << bits) - 1
             for j in range(1 << bits):
                 tval[j] = -1
                 tmax[j] = 0
             for j in range(ptr[h], ptr[h + 1]):
-                s = _slot(idx[j], shift)
+                s = table_slot(idx[j], shift)
                 while tval[s] != -1:
                     s = (s + 1) & mask
                 tkey[s] = idx[j]
@@ -280,7 +280,7 @@ def _overlap_max_ref_chunk(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c
                 r = ref_rows[q]
                 for j in range(ptr[r], ptr[r + 1]):
                     key = idx[j]
-                    s = _slot(key, shift)
+                    s = table_slot(key, shift)
                     while tval[s] != -1:
                         if tkey[s] == key:
                             if cnt[j] > tmax[s]:

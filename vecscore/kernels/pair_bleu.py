@@ -44,12 +44,12 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.in_place import text_at, word_at
-from vecscore.kernels.ngrams import _table_bits
-from vecscore.kernels.pair_rouge import (
-    _FNV_OFFSET,
-    _FNV_PRIME,
-    _GOLDEN,
+from vecscore.kernels.ngrams import table_bits
+from vecscore.kernels.pair_tables import (
     DENSE_IDS,
+    FNV_OFFSET,
+    FNV_PRIME,
+    GOLDEN,
     hashed_key,
     number_key,
 )
@@ -63,10 +63,10 @@ from vecscore.kernels.swar import PAGE, claim, ctz, pair_eq_bits, popcount, pref
 from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
-    _py,
     allocate_slabs,
     groups,
     pair_message,
+    py_func_of,
     segment_sums,
     table_slots,
 )
@@ -114,10 +114,10 @@ def _span_key(src, addr, n, s, length, key_mask):
     lie in the text or in the page of its first byte.
     """
     if length >= 16:
-        h = _FNV_OFFSET ^ np.uint64(length)
+        h = FNV_OFFSET ^ np.uint64(length)
         for q in range(s, s + length - 8, 8):
-            h = (h ^ np.uint64(word_at(addr + q))) * _FNV_PRIME
-        h = (h ^ np.uint64(word_at(addr + s + length - 8))) * _FNV_PRIME
+            h = (h ^ np.uint64(word_at(addr + q))) * FNV_PRIME
+        h = (h ^ np.uint64(word_at(addr + s + length - 8))) * FNV_PRIME
         return hashed_key(h, key_mask), _LONG
     if s + 8 <= n or ((addr + s) & (PAGE - 1)) <= PAGE - 8:  # 8 bytes in the text or in its page
         first = word_at(addr + s)
@@ -178,7 +178,7 @@ def _intern_keys(ka, kb, taddr, starts, ends, k0, k1, insert, shift, mask, tab, 
     for x in range(k0, k1):
         a = ka[x]
         b = kb[x]
-        slot = np.int64(((np.uint64(a) ^ (np.uint64(b) * _FNV_PRIME)) * _GOLDEN) >> np.uint64(shift))
+        slot = np.int64(((np.uint64(a) ^ (np.uint64(b) * FNV_PRIME)) * GOLDEN) >> np.uint64(shift))
         while True:
             e = slot * _SLOT
             there = tab[e + 1]
@@ -386,8 +386,8 @@ def bleu_layout(T, Dh, hcap, L, word, most_refs, mode, max_order):
                    ("slot_of", distinct + 1), ("first", distinct + 1), ("keys_of", hcap + 1), ("gkey", s_g),
                    ("gid_of", s_g), ("gstamp", s_g), ("tab", _SLOT * table_slots(distinct)), ("toff", most_refs + 2),
                    ("n_live", most_refs + 2), ("dense", DENSE_IDS + 1 + zero), ("best", _WORD_BITS * max_order + zero),
-                   ("wa", _py(word_scratch)(word) if is13a else zero),
-                   ("wb", _py(word_scratch)(word) if is13a else zero),
+                   ("wa", py_func_of(word_scratch)(word) if is13a else zero),
+                   ("wb", py_func_of(word_scratch)(word) if is13a else zero),
                    ("ts", L + 1 if is13a else zero), ("te", L + 1 if is13a else zero),
                    ("tsplit", L + 2 if is13a else zero)],
         np.int32: [("hcnt", hcap + 1), ("rcnt", hcap + 1), ("rmax", hcap + 1)],
@@ -508,7 +508,7 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi,
             _clip_bits(ka, kb, taddr, starts, ends, toff, n_in, max_order, correct[p], h1, d1, best)
         else:
             # the token table holds the hypothesis's distinct tokens, the n-gram table its n-grams
-            bits = _table_bits(min(toff[1] + 1, _hyp_distinct(lens[p])))
+            bits = table_bits(min(toff[1] + 1, _hyp_distinct(lens[p])))
             shift = 64 - bits
             mask = (1 << bits) - 1
             n_hyp_vocab = _intern_keys(ka, kb, taddr, starts, ends, 0, toff[1], True, shift, mask, tab, slot_of,
@@ -517,7 +517,7 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi,
                          n_hyp_vocab)
             for v in range(n_hyp_vocab):  # free the pair's slots
                 tab[slot_of[v] + 1] = _FREE
-            gbits = _table_bits(toff[1] + 1)
+            gbits = table_bits(toff[1] + 1)
             _clip_orders(ids, toff, n_in, n_hyp_vocab, max_order, p, correct[p], dense, keys_of, live, n_live,
                          64 - gbits, (1 << gbits) - 1, gkey, gid_of, gstamp, hcnt, rcnt, rmax)
 

@@ -6,7 +6,7 @@ for batches that are already interned (ROUGE-1.5.5's tokenizer, stemming and
 stopwords run first): for every pair, in a ``prange`` loop over chunks of
 pairs, the hypothesis's tokens get pair-local dense ids ``0 .. V-1`` (through
 one ``n_vocab`` map per chunk) and every reference token the hypothesis lacks
-the one id ``V`` (no n-gram holding it can be a hit), and :func:`vecscore.kernels.pair_rouge.pair_ngram_hits`
+the one id ``V`` (no n-gram holding it can be a hit), and :func:`vecscore.kernels.pair_tables.pair_ngram_hits`
 counts them.  Nothing of corpus size is allocated besides the output.
 
 ``drop_last`` adds one more row of hits: unigrams without every text's last
@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.pair_rouge import (
+from vecscore.kernels.ngrams import chunk_ranges, table_bits
+from vecscore.kernels.pair_tables import (
     DENSE_IDS,
-    _clipped_hits,
+    clipped_hits,
     pair_ngram_hits,
     pair_scratch,
 )
@@ -42,7 +42,7 @@ def pair_ngram_hits_ids(ids, offsets, n_pairs, ref_ptr, n_vocab, orders, drop_la
     n_refs = ref_ptr[n_pairs]
     n_orders = len(orders)
     hits = np.zeros((n_orders + (1 if drop_last else 0), n_refs), np.int64)
-    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
+    bounds = chunk_ranges(n_pairs, max(1, min(256, n_pairs // 256)))
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _ngram_hits_chunk(drop_last, bounds, c, n_vocab, ref_ptr, orders, hits, offsets, n_pairs, ids,
@@ -94,7 +94,7 @@ def _ngram_hits_chunk(drop_last, bounds, c, n_vocab, ref_ptr, orders, hits, offs
                     lid[k] = x if x >= 0 else v
                     k += 1
                 toff[t + 1] = k
-            bits = _table_bits(k + 1)
+            bits = table_bits(k + 1)
             pair_ngram_hits(lid, toff, n_texts, v + 1, orders, p, 64 - bits, (1 << bits) - 1, gkey, gid_of, gstamp,
                             cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
             if drop_last:
@@ -102,7 +102,7 @@ def _ngram_hits_chunk(drop_last, bounds, c, n_vocab, ref_ptr, orders, hits, offs
                 for j in range(len(hu)):
                     hcnt[hu[j]] += 1
                 for t in range(1, n_texts):
-                    hits[n_orders, q0 + t - 1] = _clipped_hits(lid[toff[t]:max(toff[t + 1] - 1, toff[t])], hcnt, rcnt)
+                    hits[n_orders, q0 + t - 1] = clipped_hits(lid[toff[t]:max(toff[t + 1] - 1, toff[t])], hcnt, rcnt)
                 for j in range(len(hu)):
                     hcnt[hu[j]] = 0
             for j in range(offsets[p], offsets[p + 1]):

@@ -50,8 +50,16 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.in_place import text_at, word_at
-from vecscore.kernels.lcs import _lcs_long_into, _lcs_short, lcs_long_words
-from vecscore.kernels.ngrams import _table_bits
+from vecscore.kernels.lcs import lcs_long_into, lcs_long_words, lcs_short
+from vecscore.kernels.ngrams import table_bits
+from vecscore.kernels.pair_tables import (
+    DENSE_IDS,
+    FNV_OFFSET,
+    FNV_PRIME,
+    GOLDEN,
+    hashed_key,
+    pair_ngram_hits,
+)
 from vecscore.kernels.swar import (
     LOW7,
     block_at,
@@ -64,29 +72,17 @@ from vecscore.kernels.swar import (
 from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
-    _py,
     allocate_slabs,
     groups,
     pair_message,
+    py_func_of,
     segment_sums,
     table_slots,
 )
 
 __all__ = ["pair_rouge_stats", "rouge_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _SHORT = 7  # tokens of up to 7 bytes have exact keys
-#: n-gram ids below this are the n-gram's tokens as a number in base ``n_vocab``
-#: (no table); past it, n-grams are numbered through a hash table.
-DENSE_IDS = 1 << 14
-
-
-@jit(inline=True)
-def hashed_key(h, key_mask):
-    """The key of a token of more than ``_SHORT`` bytes from its FNV hash ``h``: bit 63 set, ANDed with ``key_mask``."""
-    return np.int64((h ^ (h >> np.uint64(29))) | np.uint64(1 << 63)) & key_mask
 
 
 @jit(inline=True)
@@ -96,7 +92,7 @@ def _token_key(word, h, length, key_mask):
     bytes and the length, packed; past that, :func:`hashed_key` of the whole hash."""
     if length <= _SHORT:
         return np.int64(word) | (np.int64(length) << 56)
-    return hashed_key((h ^ word) * _FNV_PRIME, key_mask)
+    return hashed_key((h ^ word) * FNV_PRIME, key_mask)
 
 
 @jit
@@ -118,7 +114,7 @@ def _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, r
     (negative) is confirmed by comparing the folded bytes with the id's
     first occurrence, at address ``rep_start[v]``.
     """
-    slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+    slot = np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))
     while True:
         there = tkey[slot]
         if there == 0:
@@ -176,7 +172,7 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
         # the folded bytes, packed 8 to a word as they are read; full words go into the hash
         s = i
         word = np.uint64(c)
-        h = _FNV_OFFSET
+        h = FNV_OFFSET
         j = 1
         i += 1
         while i < n:
@@ -184,7 +180,7 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
             if c == 0:
                 break
             if j == 8:
-                h = (h ^ word) * _FNV_PRIME
+                h = (h ^ word) * FNV_PRIME
                 word = np.uint64(0)
                 j = 0
             word |= np.uint64(c) << np.uint64(8 * j)
@@ -265,19 +261,19 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
                 w = np.uint64(word_at(addr + s)) & ((one << np.uint64(8 * length)) - one)
                 key = np.int64(_lowered(w)) | (np.int64(length) << 56)
             elif length > _SHORT and s + ((length + 7) & -8) <= n:  # the hash, a word at a time
-                h = _FNV_OFFSET
+                h = FNV_OFFSET
                 for q in range(0, length, 8):
                     w = np.uint64(word_at(addr + s + q))
                     if length - q < 8:
                         w &= (one << np.uint64(8 * (length - q))) - one
-                    h = (h ^ _lowered(w)) * _FNV_PRIME
+                    h = (h ^ _lowered(w)) * FNV_PRIME
                 key = hashed_key(h, key_mask)
             else:
                 word = np.uint64(0)
-                h = _FNV_OFFSET
+                h = FNV_OFFSET
                 for q in range(length):
                     if q > 0 and q % 8 == 0:
-                        h = (h ^ word) * _FNV_PRIME
+                        h = (h ^ word) * FNV_PRIME
                         word = np.uint64(0)
                     word |= np.uint64(fold[text[s + q]]) << np.uint64(8 * (q % 8))
                 key = _token_key(word, h, length, key_mask)
@@ -290,190 +286,6 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
         base += 64
 
 
-@jit(inline=True)
-def number_key(key, insert, g, stamp, shift, mask, tkey, tid, tstamp):
-    """The id of the exact key ``key >= 0`` in the table stamped ``stamp``: its id if present;
-    if absent, ``g`` (recorded) when ``insert``, else -1.
-
-    Entries whose ``tstamp`` is not ``stamp`` are free, so a table is reused
-    across pairs and orders without clearing.
-    """
-    slot = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
-    while True:
-        if tstamp[slot] != stamp:
-            if not insert:
-                return -1
-            tstamp[slot] = stamp
-            tkey[slot] = key
-            tid[slot] = g
-            return g
-        if tkey[slot] == key:
-            return tid[slot]
-        slot = (slot + 1) & mask
-
-
-@jit
-def number_keys(keys, insert, g, stamp, shift, mask, tkey, tid, tstamp):
-    """Replace exact int64 ``keys`` (>= 0; -1 passes through) by dense ids through a stamped table.
-
-    The hypothesis's keys (``insert``) are numbered from ``g`` on; another
-    text's keys only look them up, -1 when absent (they cannot be a hit)
-    (:func:`number_key`).  Returns the new ``g``.
-    """
-    for j in range(len(keys)):
-        key = keys[j]
-        if key >= 0:
-            v = number_key(key, insert, g, stamp, shift, mask, tkey, tid, tstamp)
-            keys[j] = v
-            g += v == g
-    return g
-
-
-@jit
-def _gram_keys(cur, ids, nxt, n, n_vocab):
-    """Exact keys of one text's order-``n`` n-grams: ``cur[j] * n_vocab + ids[j + n - 1]``.
-
-    ``cur[j]`` is the id of the ``(n-1)``-gram at ``j`` (-1: absent from the
-    hypothesis, and so is the n-gram) and token ids are below ``n_vocab``.
-    """
-    for j in range(len(cur) - n + 1):
-        prefix = cur[j]
-        nxt[j] = prefix * n_vocab + ids[j + n - 1] if prefix >= 0 else -1
-
-
-@jit
-def next_order(cur, nxt, ids, toff, n_texts, n, n_vocab, width, stamp, shift, mask, gkey, gid_of, gstamp):
-    """Ids of the order-``n`` n-grams of a pair's texts (text 0: the hypothesis) into ``nxt``.
-
-    ``cur`` holds the order ``n - 1`` ids, all below ``width``.  While
-    ``width * n_vocab <= DENSE_IDS`` an n-gram's key is its id; past that,
-    keys are numbered through the table (:func:`number_keys`).  Returns the
-    bound on the new ids.
-    """
-    dense = width * n_vocab <= DENSE_IDS
-    g = 0
-    for t in range(n_texts):
-        lo = toff[t]
-        hi = toff[t + 1]
-        _gram_keys(cur[lo:hi], ids[lo:hi], nxt[lo:hi], n, n_vocab)
-        if not dense:
-            g = number_keys(nxt[lo:max(hi - n + 1, lo)], t == 0, g, stamp, shift, mask, gkey, gid_of, gstamp)
-    return width * n_vocab if dense else g
-
-
-@jit
-def pair_scratch(bound):
-    """Scratch for pairs of up to ``bound`` tokens: the token and n-gram tables (all slots
-    free), first-occurrence records, token and n-gram id rows, and the count arrays (all zero)."""
-    size = 1 << _table_bits(bound)
-    counts = max(bound, DENSE_IDS)
-    return (np.empty(size, np.int64), np.empty(size, np.int64), np.full(size, -1, np.int64),
-            np.empty(size, np.int64), np.empty(size, np.int64), np.full(size, -1, np.int64),
-            np.empty(bound, np.int64), np.empty(bound, np.int64),
-            np.empty(bound, np.int64), np.empty(bound, np.int64), np.empty(bound, np.int64),
-            np.zeros(counts, np.int32), np.zeros(counts, np.int32))
-
-
-@jit(inline=True)
-def _clipped_hits(gid, hcnt, rcnt):
-    """``sum_g min(c_hyp(g), c_ref(g))`` over the reference's n-gram ids ``gid`` (-1: absent from the hypothesis).
-
-    ``hcnt`` must hold the hypothesis counts; ``rcnt`` is all zero on entry and exit.
-    """
-    hits = 0
-    for j in range(len(gid)):
-        x = gid[j]
-        if x >= 0:
-            rcnt[x] += 1
-            hits += rcnt[x] <= hcnt[x]
-    for j in range(len(gid)):
-        x = gid[j]
-        if x >= 0:
-            rcnt[x] = 0
-    return hits
-
-
-@jit
-def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, rcnt2, hits, q0):
-    """rouge1 and/or rouge2 hits of one pair in one pass per text (bigram id ``a * n_vocab + b``).
-
-    ``hits[0]`` gets the first requested order, ``hits[1]`` rouge2 when both
-    are asked for.  Count arrays are all zero on entry and exit.
-    """
-    h0 = toff[0]
-    h1 = toff[1]
-    for j in range(h0, h1):
-        a = ids[j]
-        hcnt[a] += 1
-        if want2 and j + 1 < h1:
-            hcnt2[a * n_vocab + ids[j + 1]] += 1
-    row2 = 1 if want1 else 0
-    for t in range(1, n_texts):
-        r0 = toff[t]
-        r1 = toff[t + 1]
-        got1 = 0
-        got2 = 0
-        for j in range(r0, r1):
-            a = ids[j]
-            rcnt[a] += 1
-            got1 += rcnt[a] <= hcnt[a]
-            if want2 and j + 1 < r1:
-                x = a * n_vocab + ids[j + 1]
-                rcnt2[x] += 1
-                got2 += rcnt2[x] <= hcnt2[x]
-        for j in range(r0, r1):
-            rcnt[ids[j]] = 0
-            if want2 and j + 1 < r1:
-                rcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
-        if want1:
-            hits[0, q0 + t - 1] = got1
-        if want2:
-            hits[row2, q0 + t - 1] = got2
-    for j in range(h0, h1):
-        hcnt[ids[j]] = 0
-        if want2 and j + 1 < h1:
-            hcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
-
-
-@jit
-def pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, stamp, shift, mask, gkey, gid_of, gstamp, cur, nxt,
-                    hcnt, rcnt, hcnt2, rcnt2, hits, q0):
-    """Clipped hits of one pair's texts for every order in ``orders`` (increasing, >= 1).
-
-    ``ids[toff[t]:toff[t + 1]]`` are text ``t``'s pair-local token ids below
-    ``n_vocab`` (text 0: the hypothesis); ``hits[i, q0 + t - 1]`` gets order
-    ``orders[i]`` of reference ``t``.  rouge1/rouge2 with a small vocabulary
-    take one pass per text (:func:`_uni_bi_hits`; bigrams need ``hcnt2``,
-    ``rcnt2`` of ``DENSE_IDS``); otherwise n-grams get ids order by order
-    (:func:`next_order`, ``stamp`` unique per pair and order) and the hits
-    come from :func:`_clipped_hits`.  Count arrays are zero on entry and exit.
-    """
-    n_orders = len(orders)
-    if n_orders == 0:
-        return
-    max_order = orders[n_orders - 1]
-    if max_order <= 2 and n_vocab * n_vocab <= DENSE_IDS and (max_order == 1 or len(hcnt2) >= DENSE_IDS):
-        _uni_bi_hits(ids, toff, n_texts, n_vocab, orders[0] == 1, max_order == 2, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
-        return
-    for j in range(toff[n_texts]):
-        cur[j] = ids[j]
-    oi = 0
-    width = n_vocab  # the ids of the current order are below width
-    for n in range(1, max_order + 1):
-        if n > 1:
-            width = next_order(cur, nxt, ids, toff, n_texts, n, n_vocab, width, stamp * (max_order + 1) + n,
-                               shift, mask, gkey, gid_of, gstamp)
-            cur, nxt = nxt, cur
-        if orders[oi] != n:
-            continue
-        hgrams = cur[toff[0]:max(toff[1] - n + 1, toff[0])]
-        for j in range(len(hgrams)):
-            hcnt[hgrams[j]] += 1
-        for t in range(1, n_texts):
-            hits[oi, q0 + t - 1] = _clipped_hits(cur[toff[t]:max(toff[t + 1] - n + 1, toff[t])], hcnt, rcnt)
-        for j in range(len(hgrams)):
-            hcnt[hgrams[j]] = 0
-        oi += 1
 
 
 @jit(inline=True)
@@ -554,7 +366,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask,
                 q0 = ref_ptr[p]
                 q1 = ref_ptr[p + 1]
                 n_texts = 1 + q1 - q0
-                bits = _table_bits(_distinct_bound(_pair_bytes(lens, n_pairs, ref_ptr, p), n_texts, k_sym))
+                bits = table_bits(_distinct_bound(_pair_bytes(lens, n_pairs, ref_ptr, p), n_texts, k_sym))
                 shift = 64 - bits
                 mask = (1 << bits) - 1
                 # 1. tokens -> pair-local ids (text 0 is the hypothesis)
@@ -587,11 +399,11 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask,
                         if len(y) == 0:
                             lcs[q0 + t - 1] = 0
                         elif len(y) <= 64:
-                            lcs[q0 + t - 1] = _lcs_short(x, y, mask1)
+                            lcs[q0 + t - 1] = lcs_short(x, y, mask1)
                         else:
-                            lcs[q0 + t - 1] = _lcs_long_into(x, y, slot, items, words)
+                            lcs[q0 + t - 1] = lcs_long_into(x, y, slot, items, words)
                 # 3. clipped n-gram hits for the requested orders (the n-gram table holds hypothesis n-grams)
-                gbits = _table_bits(toff[1] + 1)
+                gbits = table_bits(toff[1] + 1)
                 pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, 64 - gbits, (1 << gbits) - 1, gkey, gid_of,
                                 gstamp, cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
 
@@ -623,7 +435,7 @@ def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs):
     order2 = max_order >= 2
     s_g = table_slots(Hb) if order2 else zero
     counts = np.maximum(np.maximum(Vb, Hb if order2 else zero), DENSE_IDS) if max_order >= 1 else zero
-    items, words = _py(lcs_long_words)(np.minimum(Hb, Rb)) if want_lcs else (zero, zero)
+    items, words = py_func_of(lcs_long_words)(np.minimum(Hb, Rb)) if want_lcs else (zero, zero)
     lcs_ids = Vb if want_lcs else zero
     dense2 = DENSE_IDS if max_order == 2 else 0
     return {
@@ -790,6 +602,6 @@ def _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes):
 
 
 def _chunk_bounds(n_items, n_chunks):
-    """:func:`vecscore.kernels.ngrams._chunks` in NumPy."""
+    """:func:`vecscore.kernels.ngrams.chunk_ranges` in NumPy."""
     n_chunks = max(1, min(n_chunks, n_items))
     return (n_items * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks

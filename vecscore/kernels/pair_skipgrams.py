@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _table_bits
-from vecscore.kernels.pair_rouge import _clipped_hits, number_keys
+from vecscore.kernels.ngrams import chunk_ranges, table_bits
+from vecscore.kernels.pair_tables import clipped_hits, number_keys
 from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["pair_skip_bigram_hits", "DENSE_UNITS"]
@@ -60,7 +60,7 @@ def _text_units(ids, lo, hi, loc, absent, lid, gap, unigrams, n_vocab_local, out
     ``loc`` has none); returns how many.
 
     Dense keys are the ids; otherwise they are numbered through the pair's
-    table (:func:`vecscore.kernels.pair_rouge.number_keys`: the hypothesis
+    table (:func:`vecscore.kernels.pair_tables.number_keys`: the hypothesis
     inserts, a reference looks up, -1 when absent).
     """
     for j in range(hi - lo):
@@ -84,7 +84,7 @@ def pair_skip_bigram_hits(ids, offsets, n_pairs, ref_ptr, n_vocab, gap, unigrams
     """
     n_refs = ref_ptr[n_pairs]
     hits = np.zeros(n_refs, np.int64)
-    bounds = _chunks(n_pairs, max(1, min(256, n_pairs // 256)))
+    bounds = chunk_ranges(n_pairs, max(1, min(256, n_pairs // 256)))
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_totals, ref_ptr, offsets,
@@ -114,7 +114,7 @@ def _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_total
         lid = np.empty(most_tokens, np.int64)
         hyp_units = np.empty(most_hyp_units, np.int64)
         ref_units = np.empty(most_units, np.int64)
-        size = 1 << _table_bits(most_hyp_units)
+        size = 1 << table_bits(most_hyp_units)
         tkey = np.empty(size, np.int64)
         tid = np.empty(size, np.int64)
         tstamp = np.full(size, -1, np.int64)
@@ -132,7 +132,7 @@ def _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_total
             absent = v  # every reference token the hypothesis lacks: no unit holding it can be a hit
             v += 1
             dense = v * (v + 1) <= DENSE_UNITS
-            bits = _table_bits(unit_totals[p])
+            bits = table_bits(unit_totals[p])
             shift = 64 - bits
             mask = (1 << bits) - 1
             # 2. the hypothesis's units and counts
@@ -145,7 +145,7 @@ def _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_total
             for row in range(r0, r1):
                 nr = _text_units(ids, offsets[row], offsets[row + 1], loc, absent, lid, gap, unigrams, v, ref_units,
                                  dense, False, p, shift, mask, tkey, tid, tstamp)
-                hits[row - n_pairs] = _clipped_hits(ref_units[:nr], hcnt, rcnt)
+                hits[row - n_pairs] = clipped_hits(ref_units[:nr], hcnt, rcnt)
             for j in range(nh):
                 hcnt[hu[j]] = 0
             for j in range(offsets[p], offsets[p + 1]):

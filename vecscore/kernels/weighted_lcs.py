@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.ngrams import _chunks, _longest_row, _slot, _table_bits
+from vecscore.kernels.ngrams import chunk_ranges, longest_row, table_bits, table_slot
 from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["weighted_overlap_pairs", "weighted_lcs_pairs"]
@@ -33,7 +33,7 @@ def weighted_overlap_pairs(keys, kw, off, a_rows, b_rows):
     """``sum_g W(g) * min(count_a(g), count_b(g))`` for each row pair; ``kw`` = weight of each key occurrence."""
     m = len(a_rows)
     out = np.zeros(m, np.int64)
-    bounds = _chunks(m, 64)
+    bounds = chunk_ranges(m, 64)
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _weighted_overlap_chunk(bounds, c, a_rows, b_rows, out, off, kw, keys)
@@ -47,21 +47,21 @@ def _weighted_overlap_chunk(bounds, c, a_rows, b_rows, out, off, kw, keys):
     """The row pairs of chunk ``c`` of :func:`weighted_overlap_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        size = 1 << _table_bits(_longest_row(off, a_rows, bounds[c], bounds[c + 1]))
+        size = 1 << table_bits(longest_row(off, a_rows, bounds[c], bounds[c + 1]))
         tkey = np.empty(size, np.int64)
         ta = np.empty(size, np.int64)
         tb = np.empty(size, np.int64)
         for k in range(bounds[c], bounds[c + 1]):
             a = a_rows[k]
             b = b_rows[k]
-            bits = _table_bits(off[a + 1] - off[a])
+            bits = table_bits(off[a + 1] - off[a])
             shift = 64 - bits
             mask = (1 << bits) - 1
             for j in range(1 << bits):
                 ta[j] = -1
                 tb[j] = 0
             for j in range(off[a], off[a + 1]):
-                s = _slot(keys[j], shift)
+                s = table_slot(keys[j], shift)
                 while ta[s] != -1 and tkey[s] != keys[j]:
                     s = (s + 1) & mask
                 if ta[s] == -1:
@@ -69,7 +69,7 @@ def _weighted_overlap_chunk(bounds, c, a_rows, b_rows, out, off, kw, keys):
                     ta[s] = 0
                 ta[s] += kw[j]
             for j in range(off[b], off[b + 1]):
-                s = _slot(keys[j], shift)
+                s = table_slot(keys[j], shift)
                 while ta[s] != -1:
                     if tkey[s] == keys[j]:
                         tb[s] += kw[j]
@@ -108,7 +108,7 @@ def weighted_lcs_pairs(ids, off, w, a_rows, b_rows):
     """Maximum weight of a common subsequence of rows ``a_rows[k]`` and ``b_rows[k]`` (int64)."""
     m = len(a_rows)
     out = np.zeros(m, np.int64)
-    bounds = _chunks(m, 64)
+    bounds = chunk_ranges(m, 64)
     failed = np.zeros(len(bounds) - 1, np.bool_)
     for c in prange(len(bounds) - 1):
         failed[c] = not _wlcs_chunk(bounds, c, ids, off, out, w, a_rows, b_rows)

@@ -67,16 +67,16 @@ from numba.extending import intrinsic
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
 from vecscore.kernels.lcs import (
-    _add_budget,
-    _as_int64,
-    _check_offsets,
-    _clear_budget,
-    _longest_sentence,
-    _reference_marks,
+    add_budget,
+    as_int64,
     budget_arrays,
+    check_offsets,
     check_sentences,
     check_table_size,
+    clear_budget,
+    longest_sentence,
     prepare_pairs,
+    reference_marks,
 )
 from vecscore.memory import CHUNK_FAILED
 
@@ -292,10 +292,10 @@ def _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, 
             h_hi = hb_off[h_rows[p] + 1]
             r_lo = rb_off[r_rows[p]]
             r_hi = rb_off[r_rows[p] + 1]
-            _add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
-            _add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
-            maxh = _longest_sentence(h_sent, hs0, hs1)
-            maxr = _longest_sentence(r_sent, rs0, rs1)
+            add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
+            add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
+            maxh = longest_sentence(h_sent, hs0, hs1)
+            maxr = longest_sentence(r_sent, rs0, rs1)
             if len(moves) < maxr * maxh:
                 moves = np.empty(maxr * maxh, np.int8)
             if len(start) < maxr + 1:
@@ -305,7 +305,7 @@ def _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, 
             if len(row) < maxh + 1:
                 row = np.empty(maxh + 1, np.int64)
             # marks over the whole reference: the union over hypothesis sentences is order-free
-            mark, r_base, r_len = _reference_marks(mark, r_sent, rs0, rs1)
+            mark, r_base, r_len = reference_marks(mark, r_sent, rs0, rs1)
             for g in range(hs0, hs1):
                 hyp = h_ids[h_sent[g]:h_sent[g + 1]]
                 if len(hyp) == 0:
@@ -339,8 +339,8 @@ def _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, 
                             bud_h[tok] -= 1
                             bud_r[tok] -= 1
             whit[p] = hit
-            _clear_budget(bud_h, hb_ids, h_lo, h_hi)
-            _clear_budget(bud_r, rb_ids, r_lo, r_hi)
+            clear_budget(bud_h, hb_ids, h_lo, h_hi)
+            clear_budget(bud_r, rb_ids, r_lo, r_hi)
     except Exception:
         return False
     return True
@@ -462,8 +462,8 @@ def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
     0.72478
     """
     alpha = _check_alpha(alpha)
-    hyp_ids = _as_int64("hyp_ids", hyp_ids)
-    ref_ids = _as_int64("ref_ids", ref_ids)
+    hyp_ids = as_int64("hyp_ids", hyp_ids)
+    ref_ids = as_int64("ref_ids", ref_ids)
     h_sent, h_text = check_sentences("hyp", hyp_ids, hyp_sent_offsets, hyp_text_sents)
     r_sent, r_text = check_sentences("ref", ref_ids, ref_sent_offsets, ref_text_sents)
     hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
@@ -505,12 +505,12 @@ def wlcs_lin_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_row
     [9.0]
     """
     alpha = _check_alpha(alpha)
-    h_off = _as_int64("hyp_offsets", hyp_offsets)
-    r_off = _as_int64("ref_offsets", ref_offsets)
+    h_off = as_int64("hyp_offsets", hyp_offsets)
+    r_off = as_int64("ref_offsets", ref_offsets)
     hyp_ids, ref_ids, hyp_rows, ref_rows, _, chunks = prepare_pairs(
         hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_off) - 1, len(r_off) - 1, None, n_chunks)
-    _check_offsets("hyp_offsets", h_off, len(hyp_ids))
-    _check_offsets("ref_offsets", r_off, len(ref_ids))
+    check_offsets("hyp_offsets", h_off, len(hyp_ids))
+    check_offsets("ref_offsets", r_off, len(ref_ids))
     if chunks == 0:
         return np.zeros(0, np.float64)
     return _wlcs_lin_pairs(hyp_ids, h_off, ref_ids, r_off, hyp_rows, ref_rows, alpha, chunks)

@@ -63,7 +63,7 @@ def validate_metrics(metrics) -> list:
     return [parse_metric(m) for m in metrics]
 
 
-def _make_transform(tokenizer, stemmer, stopwords):
+def make_transform(tokenizer, stemmer, stopwords):
     stem = get_stemmer(stemmer)
     stop = frozenset(stopwords) if stopwords else None
     valid = tokenizer == "rouge-score"
@@ -175,7 +175,7 @@ def rouge(
     need_sentences = "Lsum" in kinds or ("W" in kinds and wlcs == "rouge155")
     if need_sentences:
         hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn_no_lines="Lsum" in kinds)
-    transform = _make_transform(tokenizer, stemmer, stopwords)
+    transform = make_transform(tokenizer, stemmer, stopwords)
     options = dict(tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
                    sentences=need_sentences, wlcs=wlcs)
     with rows_named(hyps, refs, refs_layout):

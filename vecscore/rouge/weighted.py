@@ -38,7 +38,7 @@ from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows, check_unicode, rows_named
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
 from vecscore.parallel import accepts_workers
-from vecscore.rouge.api import _make_transform
+from vecscore.rouge.api import make_transform
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
 from vecscore.rouge.results import RougeResult, Score
@@ -96,7 +96,7 @@ def rouge_weighted(
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
     resolve_tokenizer(tokenizer)
-    inner = _make_transform(tokenizer, stemmer, stopwords)
+    inner = make_transform(tokenizer, stemmer, stopwords)
     vocab: dict[str, int] = {}
 
     def transform(word: str):

@@ -250,7 +250,7 @@ def _layout_fast(hyps, refs):
     return None
 
 
-def _make_transform(stem: bool, stopwords: bool):
+def make_transform(stem: bool, stopwords: bool):
     if not stem and not stopwords:
         return None
     stop = smart_stopwords() if stopwords else frozenset()
@@ -646,7 +646,7 @@ def rouge155(
     H, R = _layout(hyps, refs)
     need_lcs = any(s.kind in ("L", "W") for s in specs)
     route = _PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs), _route.COST["rouge155"]) else _CompiledRoute()
-    st = route.streams(H, R, need_lcs=need_lcs, transform=_make_transform(stem, stopwords), word_limit=word_limit,
+    st = route.streams(H, R, need_lcs=need_lcs, transform=make_transform(stem, stopwords), word_limit=word_limit,
                        byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
     _warn_empty(H, R, st)
     alpha = float(alpha)
