@@ -27,16 +27,12 @@ import ctypes
 import sys
 from dataclasses import dataclass
 
-import numba
 import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.swar import prefetch
+from vecscore.kernels.swar import FAST, prefetch, text_at, word_at, words_at
 
-__all__ = ["TextRows", "str_rows", "from_buffer", "text_at", "ASCII", "NOT_STR", "NON_ASCII"]
+__all__ = ["TextRows", "str_rows", "from_buffer", "text_at", "word_at", "ASCII", "NOT_STR", "NON_ASCII"]
 
 ASCII = 0
 NOT_STR = 1
@@ -91,53 +87,6 @@ def from_buffer(buf: np.ndarray, offsets: np.ndarray, separator: bool = False) -
     return TextRows(base + offsets[:-1], lens, np.zeros(len(lens), np.uint8), (buf,))
 
 
-# ---------------------------------------------------------------------------
-# Reading memory by address inside kernels
-
-
-@intrinsic
-def _voidptr(typingctx, addr):
-    """The int64 ``addr`` as a ``void *`` (for :func:`numba.carray`)."""
-    sig = types.voidptr(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return sig, codegen
-
-
-if numba.config.DISABLE_JIT:  # plain Python (the tests' coverage runs): ctypes views
-
-    def text_at(addr, n):
-        """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
-        if n == 0:
-            return np.zeros(0, np.uint8)
-        return np.frombuffer((ctypes.c_uint8 * int(n)).from_address(int(addr)), np.uint8)
-
-    def _words_at(addr, n):
-        return np.frombuffer((ctypes.c_int64 * int(n)).from_address(int(addr)), np.int64)
-
-    def word_at(addr):
-        """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
-        return np.int64(int.from_bytes(ctypes.string_at(int(addr), 8), "little", signed=True))
-
-else:
-
-    @jit
-    def text_at(addr, n):
-        """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
-        return numba.carray(_voidptr(addr), n, np.uint8)
-
-    @jit
-    def _words_at(addr, n):
-        return numba.carray(_voidptr(addr), n, np.int64)
-
-    @jit
-    def word_at(addr):
-        """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
-        return numba.carray(_voidptr(addr), 1, np.int64)[0]
-
-
 #: objects ahead whose headers :func:`_classify` asks for (a batch's strings lie scattered in memory,
 #: and one load after another waits on each cache miss: prefetching halves the scan)
 _AHEAD = 16
@@ -161,16 +110,16 @@ def _classify(items, at, addrs, lens, kind, str_type, type_off, len_off, state_o
             row = at + i
             addrs[row] = 0
             lens[row] = 0
-            if _words_at(obj + type_off, 1)[0] != str_type:
+            if words_at(obj + type_off, 1)[0] != str_type:
                 kind[row] = NOT_STR
                 continue
-            state = _words_at(obj + state_off, 1)[0] & 0xFFFFFFFF
+            state = words_at(obj + state_off, 1)[0] & 0xFFFFFFFF
             if (state & ascii_bit) == 0 or (state & required) != required:
                 kind[row] = NON_ASCII
                 continue
             kind[row] = ASCII
             addrs[row] = obj + data_off
-            lens[row] = _words_at(obj + len_off, 1)[0]
+            lens[row] = words_at(obj + len_off, 1)[0]
 
 
 # ---------------------------------------------------------------------------
@@ -300,7 +249,7 @@ def str_rows(*seqs) -> TextRows | None:
 
     ``keep`` holds one tuple snapshot per sequence (a tuple is its own).
     """
-    layout = _layout()
+    layout = _layout() if FAST else None
     if layout is None:
         return None
     return _scan(tuple(rows if type(rows) is tuple else tuple(rows) for rows in seqs), layout)

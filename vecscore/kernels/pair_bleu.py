@@ -43,7 +43,6 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.in_place import text_at, word_at
 from vecscore.kernels.ngrams import table_bits
 from vecscore.kernels.pair_tables import (
     DENSE_IDS,
@@ -59,7 +58,17 @@ from vecscore.kernels.spans_13a import (
     spans_whitespace,
     word_scratch,
 )
-from vecscore.kernels.swar import PAGE, claim, ctz, pair_eq_bits, popcount, prefetch
+from vecscore.kernels.swar import (
+    PAGE,
+    claim,
+    ctz,
+    pair_eq_bits,
+    popcount,
+    prefetch,
+    text_at,
+    word_at,
+    work_counter,
+)
 from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
@@ -340,7 +349,7 @@ def _bleu_group(run, todo, workers, threads, layout, again, describe):
     o = slabs.offsets
     _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, slabs.workers, a[np.int64],
                    o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64], a[np.uint8], o[np.uint8],
-                   lengths, correct, again, np.zeros(1, np.int64))
+                   lengths, correct, again, work_counter(slabs.workers))
 
 
 def _bleu_message(lens, ref_ptr, todo, nbytes):
@@ -441,7 +450,7 @@ def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds
         scratch = _bleu_views(i64[worker], o64, i32[worker], o32, u64[worker], o64u, u8[worker], o8)
         _bleu_init(scratch)
         while True:
-            c = claim(taken)
+            c = claim(taken, worker, workers)
             if c >= n_chunks:
                 break
             _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds[c], bounds[c + 1], lengths,

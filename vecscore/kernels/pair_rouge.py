@@ -49,7 +49,6 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.in_place import text_at, word_at
 from vecscore.kernels.lcs import lcs_long_into, lcs_long_words, lcs_short
 from vecscore.kernels.ngrams import table_bits
 from vecscore.kernels.pair_tables import (
@@ -68,6 +67,9 @@ from vecscore.kernels.swar import (
     in_ranges,
     packed,
     range_adders,
+    text_at,
+    word_at,
+    work_counter,
 )
 from vecscore.memory import (
     PARALLEL_SCRATCH,
@@ -357,7 +359,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask,
             cur = ids  # order 1 reads the token ids in place
         _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
         while True:
-            ch = claim(taken)
+            ch = claim(taken, w, workers)
             if ch >= n_chunks:
                 break
             for i in range(bounds[ch], bounds[ch + 1]):
@@ -587,7 +589,7 @@ def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     o = slabs.offsets
     _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k, todo, bounds,
                     slabs.workers, a[np.int64], o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64],
-                    a[np.uint8], lengths, hits, lcs, caps, again, np.zeros(1, np.int64))
+                    a[np.uint8], lengths, hits, lcs, caps, again, work_counter(slabs.workers))
 
 
 def _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes):

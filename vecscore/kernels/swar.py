@@ -26,10 +26,12 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from vecscore import fast_path
 from vecscore._jit import jit
 
-__all__ = ["HIGH", "LOW7", "PAGE", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64", "range_bits",
-           "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits", "claim"]
+__all__ = ["HIGH", "LOW7", "PAGE", "FAST", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64",
+           "range_bits", "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits", "claim",
+           "work_counter", "text_at", "word_at", "words_at"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
@@ -38,6 +40,53 @@ PAGE = 4096
 HIGH = np.uint64(0x8080808080808080)
 LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _PACK = np.uint64(0x0102040810204080)
+
+
+# ---------------------------------------------------------------------------
+# Reading memory by address inside kernels
+
+
+@intrinsic
+def _voidptr(typingctx, addr):
+    """The int64 ``addr`` as a ``void *`` (for :func:`numba.carray`)."""
+    sig = types.voidptr(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:  # plain Python (the tests' coverage runs): ctypes views
+
+    def text_at(addr, n):
+        """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
+        if n == 0:
+            return np.zeros(0, np.uint8)
+        return np.frombuffer((ctypes.c_uint8 * int(n)).from_address(int(addr)), np.uint8)
+
+    def words_at(addr, n):
+        return np.frombuffer((ctypes.c_int64 * int(n)).from_address(int(addr)), np.int64)
+
+    def word_at(addr):
+        """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
+        return np.int64(int.from_bytes(ctypes.string_at(int(addr), 8), "little", signed=True))
+
+else:
+
+    @jit
+    def text_at(addr, n):
+        """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
+        return numba.carray(_voidptr(addr), n, np.uint8)
+
+    @jit
+    def words_at(addr, n):
+        return numba.carray(_voidptr(addr), n, np.int64)
+
+    @jit
+    def word_at(addr):
+        """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
+        return numba.carray(_voidptr(addr), 1, np.int64)[0]
 
 
 def range_adders(ranges) -> np.ndarray:
@@ -184,50 +233,6 @@ def _prefetch(typingctx, addr):
     return sig, codegen
 
 
-if numba.config.DISABLE_JIT:
-
-    def prefetch(addr):
-        """A hint (nothing to do without the JIT)."""
-
-else:
-
-    @jit(inline=True)
-    def prefetch(addr):
-        """Hint the CPU to load the cache line at ``addr`` (any address: a prefetch never faults)."""
-        _prefetch(addr)
-
-
-if numba.config.DISABLE_JIT:
-    load_word = _load_word_py
-else:
-
-    @jit(inline=True)
-    def load_word(addr):
-        """The 8 bytes at ``addr`` (any alignment) as a little-endian uint64."""
-        return _load_word(addr)
-
-
-if numba.config.DISABLE_JIT:
-    range_bits = _range_bits_py
-else:
-
-    @jit
-    def range_bits(addr, lo, hi):
-        """Bit ``j`` set where the byte at ``addr + j`` lies in ``[lo, hi]``, for ``j`` in ``0..63``."""
-        return _range_bits(addr, lo, hi)
-
-
-if numba.config.DISABLE_JIT:
-
-    def ctz(x):
-        """Trailing zero bits of a nonzero ``x``."""
-        x = int(x)
-        return (x & -x).bit_length() - 1
-
-else:
-    from numba.cpython.unsafe.numbers import trailing_zeros as ctz  # noqa: F401
-
-
 def _pair_eq_bits_py(addr_a, addr_b, a, b, width):
     wa = np.frombuffer(ctypes.string_at(int(addr_a), 8 * width), np.int64)
     wb = np.frombuffer(ctypes.string_at(int(addr_b), 8 * width), np.int64)
@@ -259,24 +264,6 @@ def _pair_eq_bits64(typingctx, addr_a, addr_b, a, b):
     return types.uint64(types.int64, types.int64, types.int64, types.int64), _pair_eq_codegen(64)
 
 
-if numba.config.DISABLE_JIT:
-
-    def pair_eq_bits(addr_a, addr_b, a, b, count):
-        """See the jitted version."""
-        return _pair_eq_bits_py(addr_a, addr_b, a, b, 32 if count <= 32 else 64) & low_bits(count)
-
-else:
-
-    @jit(inline=True)
-    def pair_eq_bits(addr_a, addr_b, a, b, count):
-        """Bit ``j`` set where the int64 words at ``addr_a + 8 * j`` and ``addr_b + 8 * j`` equal
-        ``a`` and ``b``, for ``j < count <= 64``; 32 or 64 words are read at both addresses
-        (32 while ``count <= 32``), so that many must be readable."""
-        if count <= 32:
-            return _pair_eq_bits32(addr_a, addr_b, a, b) & low_bits(count)
-        return _pair_eq_bits64(addr_a, addr_b, a, b) & low_bits(count)
-
-
 @intrinsic
 def _fetch_add(typingctx, addr, value):
     """Atomically add ``value`` to the int64 at ``addr``; the value before."""
@@ -289,19 +276,120 @@ def _fetch_add(typingctx, addr, value):
     return sig, codegen
 
 
+# --------------------------------------------------------------------------------------
+# Which helpers the kernels use: the IR helpers above (the fast path), their twins as plain
+# numba loops (VECSCORE_FAST_PATH=0, see vecscore.fast_path), or plain Python (NUMBA_DISABLE_JIT)
+# --------------------------------------------------------------------------------------
+
+FAST = fast_path.enabled()
+
+
+@jit
+def range_bits_loop(addr, lo, hi):
+    """:func:`range_bits` as a plain loop over the 64 bytes."""
+    block = text_at(addr, 64)
+    bits = np.uint64(0)
+    for j in range(64):
+        b = np.int64(block[j])
+        if lo <= b and b <= hi:
+            bits |= np.uint64(1) << np.uint64(j)
+    return bits
+
+
+@jit
+def load_word_loop(addr):
+    """:func:`load_word` as a plain load through :func:`word_at`."""
+    return np.uint64(word_at(addr))
+
+
+@jit
+def pair_eq_bits_loop(addr_a, addr_b, a, b, count):
+    """:func:`pair_eq_bits` as a plain loop over the ``count`` word pairs."""
+    wa = words_at(addr_a, count)
+    wb = words_at(addr_b, count)
+    bits = np.uint64(0)
+    for j in range(count):
+        if wa[j] == a and wb[j] == b:
+            bits |= np.uint64(1) << np.uint64(j)
+    return bits
+
+
+@jit
+def range_bits_ir(addr, lo, hi):
+    """Bit ``j`` set where the byte at ``addr + j`` lies in ``[lo, hi]``, for ``j`` in ``0..63``."""
+    return _range_bits(addr, lo, hi)
+
+
+@jit(inline=True)
+def load_word_ir(addr):
+    """The 8 bytes at ``addr`` (any alignment) as a little-endian uint64."""
+    return _load_word(addr)
+
+
+@jit(inline=True)
+def pair_eq_bits_ir(addr_a, addr_b, a, b, count):
+    """Bit ``j`` set where the int64 words at ``addr_a + 8 * j`` and ``addr_b + 8 * j`` equal
+    ``a`` and ``b``, for ``j < count <= 64``; 32 or 64 words are read at both addresses
+    (32 while ``count <= 32``), so that many must be readable."""
+    if count <= 32:
+        return _pair_eq_bits32(addr_a, addr_b, a, b) & low_bits(count)
+    return _pair_eq_bits64(addr_a, addr_b, a, b) & low_bits(count)
+
+
+@jit(inline=True)
+def claim_atomic(counter, w, workers):
+    """The next item of a work queue: ``counter[0]`` (int64), incremented atomically, so that
+    the threads of a ``prange`` over workers take items as they become free (a thread slowed
+    down, say by another process on its core, takes fewer) instead of a fixed share each."""
+    return _fetch_add(counter.ctypes.data, 1)
+
+
+@jit(inline=True)
+def claim_strided(counter, w, workers):
+    """:func:`claim_atomic` without atomics: worker ``w`` takes items ``w``, ``w + workers``, ...
+    (its own count in ``counter[1 + w]``); the counter has ``1 + workers`` entries."""
+    k = counter[1 + w]
+    counter[1 + w] = k + 1
+    return k * workers + w
+
+
+@jit(inline=True)
+def prefetch_none(addr):
+    """No hint."""
+
+
 if numba.config.DISABLE_JIT:
+    load_word = _load_word_py
+    range_bits = _range_bits_py
 
-    def claim(counter):
-        """See the jitted version."""
-        got = int(counter[0])
-        counter[0] += 1
-        return got
+    def prefetch(addr):
+        """A hint (nothing to do without the JIT)."""
 
+    def ctz(x):
+        """Trailing zero bits of a nonzero ``x``."""
+        x = int(x)
+        return (x & -x).bit_length() - 1
+
+    def pair_eq_bits(addr_a, addr_b, a, b, count):
+        """See :func:`pair_eq_bits_ir`."""
+        return _pair_eq_bits_py(addr_a, addr_b, a, b, 32 if count <= 32 else 64) & low_bits(count)
+
+    claim = claim_strided
 else:
+    from numba.cpython.unsafe.numbers import trailing_zeros as ctz  # noqa: F401
 
-    @jit(inline=True)
-    def claim(counter):
-        """The next item of a work queue: ``counter[0]`` (int64), incremented atomically, so that
-        the threads of a ``prange`` over workers take items as they become free (a thread slowed
-        down, say by another process on its core, takes fewer) instead of a fixed half each."""
-        return _fetch_add(counter.ctypes.data, 1)
+    if FAST:
+        range_bits, load_word, pair_eq_bits, claim = range_bits_ir, load_word_ir, pair_eq_bits_ir, claim_atomic
+
+        @jit(inline=True)
+        def prefetch(addr):
+            """Hint the CPU to load the cache line at ``addr`` (any address: a prefetch never faults)."""
+            _prefetch(addr)
+    else:
+        range_bits, load_word, pair_eq_bits = range_bits_loop, load_word_loop, pair_eq_bits_loop
+        claim, prefetch = claim_strided, prefetch_none
+
+
+def work_counter(workers: int) -> np.ndarray:
+    """The counter :func:`claim` takes, for ``workers`` threads (all zero)."""
+    return np.zeros(1 + max(int(workers), 1), np.int64)
