@@ -25,6 +25,11 @@ _EXPORTS = {
     "corpus_bleu_from_stats": "vecscore.bleu.api",
     "sentence_bleu_from_stats": "vecscore.bleu.api",
     "BleuStats": "vecscore.bleu.stats",
+    "CHRF": "vecscore.chrf.api",
+    "CHRFScore": "vecscore.chrf.api",
+    "corpus_chrf": "vecscore.chrf.api",
+    "sentence_chrf": "vecscore.chrf.api",
+    "chrf_statistics": "vecscore.chrf.api",
     "nltk_corpus_bleu": "vecscore.bleu.nltk",
     "nltk_sentence_bleu": "vecscore.bleu.nltk",
     "rouge_weighted": "vecscore.rouge.weighted",
@@ -64,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     )
     from vecscore.bleu.nltk import nltk_corpus_bleu, nltk_sentence_bleu
     from vecscore.bleu.stats import BleuStats
+    from vecscore.chrf.api import CHRF, CHRFScore, chrf_statistics, corpus_chrf, sentence_chrf
     from vecscore.errors import (
         EmptyTokenizationWarning,
         UndefinedMetricWarning,

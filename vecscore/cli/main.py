@@ -6,6 +6,7 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``rouge155``       ROUGE-1.5.5 (adds rougeS/SU; the script's flags via ``--script-options``)
 ``bleu``           corpus BLEU (sacreBLEU), per-pair sentence BLEU with ``--per-pair``
 ``sentence-bleu``  sentence BLEU per pair (sacreBLEU's ``sentence_bleu``)
+``chrf``           corpus chrF / chrF++ (sacreBLEU), per-pair sentence chrF with ``--per-pair``
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 
@@ -31,6 +32,7 @@ from vecscore.io.read import count_lines, detect_format, iter_input, iter_text, 
 from vecscore.io.stream import (
     DEFAULT_CHUNK_SIZE,
     BleuSpec,
+    ChrfSpec,
     CorpusAccumulator,
     Rouge155Spec,
     RougeSpec,
@@ -130,6 +132,18 @@ def _bleu_options(p: argparse.ArgumentParser, effective_default: bool) -> None:
                    help="closest (sacreBLEU, NLTK) or shortest (HF bleu) reference length")
 
 
+def _chrf_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("chrF (sacreBLEU semantics; sacreBLEU's option names)")
+    g.add_argument("--chrf-char-order", type=_positive_int, default=6, help="character n-gram order (default: 6)")
+    g.add_argument("--chrf-word-order", type=int, default=0, choices=range(0, 10), metavar="N",
+                   help="word n-gram order: 0 for chrF, 2 for chrF++ (default: 0)")
+    g.add_argument("--chrf-beta", type=int, default=2, help="recall weight beta (default: 2)")
+    g.add_argument("--chrf-lowercase", action="store_true", help="lowercase before extracting n-grams")
+    g.add_argument("--chrf-whitespace", action="store_true", help="keep whitespace in character n-grams")
+    g.add_argument("--chrf-eps-smoothing", action="store_true",
+                   help="smooth zero statistics as the chrF++.py reference does (sacreBLEU's eps_smoothing)")
+
+
 def _rouge155_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("ROUGE-1.5.5")
     g.add_argument("--metrics", nargs="+", help="rouge1 ... rougeL rougeW-1.2 rougeS4 rougeSU4 rougeS* rougeSU* "
@@ -169,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sentence-bleu", parents=[io_parent, case], help="sentence BLEU per pair, as sacrebleu.sentence_bleu")
     _bleu_options(s, effective_default=True)
     s.set_defaults(func=run_bleu, sentence=True)
+
+    c = sub.add_parser("chrf", parents=[io_parent], help="corpus chrF / chrF++, as sacreBLEU (--per-pair: sentence chrF)")
+    _chrf_options(c)
+    c.set_defaults(func=run_chrf)
 
     f = sub.add_parser("filter", parents=[io_parent, case], help="keep the rows whose scores pass conditions",
                        description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
@@ -364,6 +382,16 @@ def run_rouge155(args) -> int:
 
 def run_bleu(args) -> int:
     return run_scoring(args, BleuSpec(bleu_options(args), sentence=args.sentence))
+
+
+def chrf_options(args) -> dict:
+    return {"char_order": args.chrf_char_order, "word_order": args.chrf_word_order, "beta": args.chrf_beta,
+            "lowercase": args.chrf_lowercase, "whitespace": args.chrf_whitespace,
+            "eps_smoothing": args.chrf_eps_smoothing}
+
+
+def run_chrf(args) -> int:
+    return run_scoring(args, ChrfSpec(chrf_options(args), sentence=bool(args.per_pair)))
 
 
 def run_filter(args) -> int:

@@ -48,6 +48,7 @@ __all__ = [
     "RougeSpec",
     "Rouge155Spec",
     "BleuSpec",
+    "ChrfSpec",
     "CombinedSpec",
     "make_spec",
     "iter_scores",
@@ -260,6 +261,46 @@ class BleuSpec:
 
 
 @dataclass(frozen=True)
+class ChrfSpec:
+    """Corpus chrF/chrF++ from summed int64 statistics, and sentence chrF per pair (sacreBLEU semantics).
+
+    ``options`` are :class:`vecscore.chrf.CHRF`'s (``char_order``,
+    ``word_order``, ``beta``, ``lowercase``, ``whitespace``,
+    ``eps_smoothing``).  The per-pair ``chrf_score`` column is sentence chrF;
+    the corpus score comes from the summed statistics, as sacreBLEU's.
+    """
+
+    options: dict = field(default_factory=dict)
+    sentence: bool = False
+    name = "chrF"
+    has_stats = True
+
+    def _metric(self):
+        from vecscore.chrf.api import CHRF
+
+        return CHRF(**self.options, refs_layout="per-example")
+
+    def score(self, hyps, refs):
+        metric = self._metric()
+        st, scores = metric.statistics_and_scores(hyps, refs)
+        stats = {f"chrf_stat_{j + 1}": np.ascontiguousarray(st[:, j]) for j in range(st.shape[1])}
+        stats["chrf_nrefs"] = np.fromiter((len(r) if isinstance(r, (list, tuple)) else 1 for r in refs), np.int64,
+                                          len(refs))
+        return {"chrf_score": np.asarray(scores, np.float64)}, stats, str(metric.get_signature()) if len(hyps) else ""
+
+    def summary(self, n: int, means: dict, sums: dict, nrefs_label=None) -> dict:
+        metric = self._metric()
+        width = 3 * (metric.char_order + metric.word_order)
+        row = np.array([[sums.get(f"chrf_stat_{j + 1}", 0) for j in range(width)]], np.int64)
+        s = metric.score_stats(row, nrefs=nrefs_label if nrefs_label is not None else 1)
+        out = {"name": s.name, "score": s.score, "char_order": s.char_order, "word_order": s.word_order,
+               "beta": s.beta, "signature": s.signature}
+        if self.sentence:
+            out["sentence_score_mean"] = means.get("chrf_score", float("nan"))
+        return out
+
+
+@dataclass(frozen=True)
 class CombinedSpec:
     """Several specs on the same pairs (e.g. ROUGE and sentence BLEU for a filter)."""
 
@@ -287,7 +328,7 @@ class CombinedSpec:
 
 
 def _summary(spec, n, means, sums, nrefs_label):
-    if isinstance(spec, (BleuSpec, CombinedSpec)):
+    if isinstance(spec, (BleuSpec, ChrfSpec, CombinedSpec)):
         return spec.summary(n, means, sums, nrefs_label)
     return spec.summary(n, means, sums)
 

@@ -1,0 +1,343 @@
+"""chrF and chrF++ with sacreBLEU's semantics, for whole batches.
+
+Per pair, integer statistics are computed first (per order ``[hypothesis
+n-grams, reference n-grams, clipped matches]`` against the pair's best
+reference, laid out as sacreBLEU's ``CHRF`` lays them out: character orders
+``1..char_order``, then word orders ``1..word_order``, 3 columns each);
+scores come from them (:mod:`vecscore.chrf.formulas`), bit-identical to
+sacreBLEU 2.6.  Porting code means changing the import:
+
+=============================================  ==================================================
+vecscore                                       sacreBLEU 2.6
+=============================================  ==================================================
+``corpus_chrf(hyps, refs, ...)``               ``sacrebleu.corpus_chrf(hyps, refs, ...)``
+``sentence_chrf(hyp, refs, ...)``              ``sacrebleu.sentence_chrf(hyp, refs, ...)``
+``CHRF(**kw).corpus_score(hyps, refs)``        ``CHRF(**kw).corpus_score(hyps, refs)``
+``CHRF(**kw).sentence_score(hyp, refs)``       ``CHRF(**kw).sentence_score(hyp, refs)``
+``CHRF(**kw).sentence_scores(hyps, refs)``     ``[CHRF(**kw).sentence_score(h, r).score ...]``
+                                               for every pair, as one NumPy array
+``chrf_statistics(hyps, refs, ...)``           ``CHRF(**kw)._extract_corpus_statistics(...)``
+=============================================  ==================================================
+
+References: ``corpus_chrf`` and :func:`chrf_statistics` take
+``refs_layout="auto"`` (sacreBLEU's streams ``refs[k][i]`` when the shape
+fits, else per example ``refs[i]``; both fitting with different meanings is
+refused, see :func:`vecscore.inputs.resolve_layout`); the :class:`CHRF`
+class reads sacreBLEU's streams unless ``refs_layout="per-example"``.
+``None`` in a stream is a missing reference; ``""`` is an empty one.
+Unlike sacreBLEU, streams shorter than the hypotheses are refused, not
+silently truncated.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+
+from vecscore.chrf import formulas
+from vecscore.chrf.stats import (
+    ChrfBatch,
+    Options,
+    nrefs_label,
+    read_batch,
+    read_hyps,
+    statistics,
+)
+from vecscore.errors import VecscoreError
+from vecscore.inputs import as_rows, normalize_refs, plain_str
+from vecscore.parallel import accepts_workers, serialized
+
+__all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
+
+
+class CHRFScore:
+    """One chrF score (0..100), as sacreBLEU's ``CHRFScore``.
+
+    ``stats``: the integer statistics it was computed from (summed over the
+    corpus for a corpus score); ``signature``: the metric's signature string.
+    """
+
+    def __init__(self, score: float, char_order: int, word_order: int, beta, stats=None, signature: str = ""):
+        self.score = float(score)
+        self.char_order = char_order
+        self.word_order = word_order
+        self.beta = beta
+        self.name = f"chrF{beta}" + "+" * word_order
+        self.stats = stats
+        self.signature = signature
+
+    def format(self, width: int = 2, score_only: bool = False, signature: bool | str = "",
+               is_json: bool = False) -> str:
+        """sacreBLEU's ``Score.format``: ``chrF2 = 59.54`` (``signature=True``: this score's signature)."""
+        sig = self.signature if signature is True else (signature or "")
+        sc = f"{self.score:.{width}f}"
+        if score_only:
+            return sc
+        if is_json:
+            d = {"name": self.name, "score": float(sc), "signature": sig}
+            for item in filter(None, sig.split("|")):
+                key, value = item.split(":", 1)
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        head = f"{self.name}|{sig}" if sig else self.name
+        return f"{head} = {sc}"
+
+    def __repr__(self) -> str:
+        return self.format()
+
+    __str__ = __repr__
+
+    def __float__(self) -> float:
+        return self.score
+
+
+class CHRFSignature(str):
+    """The signature string; ``format(short=True)`` gives the short form, as sacreBLEU's ``Signature.format``.
+
+    (A ``str``, so code written for vecscore's ``BLEU.get_signature`` works too.)
+    """
+
+    short: str = ""
+
+    def format(self, short: bool = False) -> str:  # sacreBLEU's Signature.format
+        return self.short if short else str.__str__(self)
+
+
+def _signature(opts: Options, nrefs, short: bool = False) -> str:
+    """sacreBLEU's ``CHRFSignature`` format, with vecscore's version."""
+    from vecscore._version import __version__
+
+    items = [("nrefs", "#", nrefs), ("case", "c", "lc" if opts.lowercase else "mixed"),
+             ("eff", "e", "no" if opts.eps_smoothing else "yes"), ("nc", "nc", opts.char_order),
+             ("nw", "nw", opts.word_order), ("space", "s", "yes" if opts.whitespace else "no"),
+             ("version", "v", __version__)]
+    return "|".join(f"{abbr if short else key}:{value}" for key, abbr, value in items)
+
+
+def _corpus_score(stats: np.ndarray, opts: Options, signature: str) -> CHRFScore:
+    total = np.asarray(stats, np.int64).sum(axis=0) if len(stats) else np.zeros(opts.width, np.int64)
+    score = float(formulas.f_scores(total, opts.beta, opts.eps_smoothing)[0])
+    return CHRFScore(score, opts.char_order, opts.word_order, opts.beta, total, signature)
+
+
+def _check_layout(refs_layout: str, auto: bool) -> str:
+    valid = ("auto", "per-example", "streams") if auto else ("per-example", "streams")
+    if refs_layout not in valid:
+        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, valid))}, not {refs_layout!r}")
+    return refs_layout
+
+
+def _one_pair(hypothesis, references) -> list:
+    """sacreBLEU's ``sentence_score(hypothesis, references)`` arguments as a batch of one pair."""
+    if not isinstance(hypothesis, str):
+        raise VecscoreError(
+            f"hypothesis must be one str, got {type(hypothesis).__name__}; for every pair of a batch use "
+            "CHRF(...).sentence_scores(hyps, refs)"
+        )
+    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
+        raise VecscoreError("references must be the list of this hypothesis's reference strings "
+                            "(sacreBLEU's sentence_score(hypothesis, [ref1, ref2, ...])), not a single string")
+    refs = [r for r in references if r is not None]
+    if not refs:
+        raise VecscoreError("references has no reference (it is empty or all None); pass at least one string")
+    return refs
+
+
+# --- functions --------------------------------------------------------------------------------
+
+
+@accepts_workers
+def chrf_statistics(hyps, refs, *, char_order: int = 6, word_order: int = 0, beta=2, lowercase: bool = False,
+                    whitespace: bool = False, eps_smoothing: bool = False, refs_layout: str = "auto") -> np.ndarray:
+    """Per-pair int64 chrF statistics, shape ``(N, 3 * (char_order + word_order))``.
+
+    Row ``i`` is sacreBLEU's segment statistics of pair ``i``: for each order
+    (characters ``1..char_order``, then words ``1..word_order``) the
+    hypothesis n-gram count (0 when the reference has no n-gram of that
+    order), the reference n-gram count and the clipped matches, against the
+    pair's best reference (which depends on ``beta`` and ``eps_smoothing``).
+    Corpus chrF of any subset is ``CHRF(...).score_stats(stats[idx])``.
+
+    Examples
+    --------
+    >>> chrf_statistics(["ab c"], [["abd"]], char_order=2).tolist()
+    [[3, 3, 2, 2, 2, 1]]
+    """
+    opts = Options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+    batch = read_batch(hyps, refs, _check_layout(refs_layout, True), lowercase)
+    return statistics(batch, opts)[0]
+
+
+@accepts_workers
+def corpus_chrf(hypotheses, references, char_order: int = 6, word_order: int = 0, beta=2,
+                remove_whitespace: bool = True, eps_smoothing: bool = False, *,
+                refs_layout: str = "auto") -> CHRFScore:
+    """Corpus chrF (chrF++ with ``word_order=2``), as ``sacrebleu.corpus_chrf``.
+
+    ``references`` are sacreBLEU's streams ``[refs1, refs2, ...]`` (or per
+    pair a ``str`` or a list of ``str``; see ``refs_layout``).
+
+    Examples
+    --------
+    >>> corpus_chrf(["the cat sat on the mat"], [["the cat sat on the mat"]]).score
+    100.0
+    """
+    opts = Options(char_order, word_order, beta, False, not remove_whitespace, eps_smoothing)
+    batch = read_batch(hypotheses, references, _check_layout(refs_layout, True), False)
+    stats, _ = statistics(batch, opts)
+    return _corpus_score(stats, opts, _signature(opts, nrefs_label(batch.nrefs)))
+
+
+def sentence_chrf(hypothesis: str, references: Sequence[str], char_order: int = 6, word_order: int = 0, beta=2,
+                  remove_whitespace: bool = True, eps_smoothing: bool = False) -> CHRFScore:
+    """chrF of one hypothesis against its references, as ``sacrebleu.sentence_chrf``.
+
+    For every pair of a batch in one call use ``CHRF(...).sentence_scores``.
+
+    Examples
+    --------
+    >>> round(sentence_chrf("the cat", ["the cat", "a dog"]).score, 6)
+    100.0
+    """
+    return CHRF(char_order, word_order, beta, whitespace=not remove_whitespace,
+                eps_smoothing=eps_smoothing).sentence_score(hypothesis, references)
+
+
+# --- the sacreBLEU-shaped class -----------------------------------------------------------------
+
+
+class CHRF:
+    """sacreBLEU's ``CHRF`` metric object, vectorized.
+
+    Parameters are sacreBLEU's: ``char_order`` (6), ``word_order`` (0; 2 is
+    chrF++), ``beta`` (2), ``lowercase``, ``whitespace`` (keep whitespace in
+    character n-grams), ``eps_smoothing`` (chrF++.py's epsilon smoothing
+    instead of the effective order), ``references`` (streams to cache and
+    score several systems against).  ``refs_layout``: ``"streams"``
+    (sacreBLEU's, default) or ``"per-example"``.
+
+    Examples
+    --------
+    >>> chrf = CHRF(word_order=2)
+    >>> chrf.corpus_score(["the cat sat"], [["the cat sat"]])
+    chrF2++ = 100.00
+    >>> chrf.get_signature()
+    'nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:0.1.0'
+    """
+
+    CHAR_ORDER = 6
+    WORD_ORDER = 0
+    BETA = 2
+
+    def __init__(self, char_order: int = CHAR_ORDER, word_order: int = WORD_ORDER, beta=BETA,
+                 lowercase: bool = False, whitespace: bool = False, eps_smoothing: bool = False,
+                 references=None, *, refs_layout: str = "streams"):
+        self._opts = Options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+        self.char_order = char_order
+        self.word_order = word_order
+        self.order = char_order + word_order
+        self.beta = beta
+        self.lowercase = lowercase
+        self.whitespace = whitespace
+        self.eps_smoothing = eps_smoothing
+        self.refs_layout = _check_layout(refs_layout, False)
+        self._nrefs = None
+        self._cache = None if references is None else self._cache_references(references)
+
+    def _cache_references(self, refs):
+        """``(flat lowercased-if-asked references, ref_ptr)`` of ``refs``."""
+        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+            raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
+        refs = as_rows(refs, "references")
+        if self.refs_layout == "streams":
+            if len(refs) == 0 or isinstance(refs[0], (str, bytes)) or not hasattr(refs[0], "__len__"):
+                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
+            n = len(refs[0])
+        else:
+            n = len(refs)
+        flat, ref_ptr = normalize_refs(refs, n, "text", self.refs_layout)
+        flat = plain_str(flat)
+        if self.lowercase:
+            flat = list(map(str.lower, flat))
+        self._nrefs = nrefs_label(np.diff(ref_ptr))
+        return flat, ref_ptr, refs
+
+    def _batch(self, hyps, refs) -> ChrfBatch:
+        if refs is not None:
+            return read_batch(hyps, refs, self.refs_layout, self.lowercase)
+        if self._cache is None:
+            raise VecscoreError("no references given and none cached; pass refs or CHRF(references=...)")
+        flat, ref_ptr, user_refs = self._cache
+        hyps = read_hyps(hyps)
+        if len(hyps) != len(ref_ptr) - 1:
+            raise VecscoreError(f"got {len(hyps)} hypotheses but the cached references have {len(ref_ptr) - 1} "
+                                "entries; they must match (sacreBLEU would silently score only the shorter prefix)")
+        texts = plain_str(hyps)
+        if self.lowercase:
+            texts = list(map(str.lower, texts))
+        return ChrfBatch(texts + flat, len(hyps), ref_ptr, hyps, user_refs)
+
+    def _statistics(self, hyps, refs, batch: ChrfBatch | None = None):
+        batch = batch or self._batch(hyps, refs)
+        with serialized():
+            stats, scores = statistics(batch, self._opts)
+        self._nrefs = nrefs_label(batch.nrefs)
+        return stats, scores
+
+    def statistics(self, hyps, refs=None) -> np.ndarray:
+        """Per-pair int64 statistics (see :func:`chrf_statistics`) against ``refs`` or the cached references."""
+        return self._statistics(hyps, refs)[0]
+
+    def statistics_and_scores(self, hyps, refs=None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`statistics` and :meth:`sentence_scores` of the same pairs, computed once."""
+        return self._statistics(hyps, refs)
+
+    def corpus_score(self, hypotheses, references=None, n_bootstrap: int = 1) -> CHRFScore:
+        """Corpus chrF, as sacreBLEU's ``CHRF.corpus_score`` (``references=None``: the cached ones)."""
+        if n_bootstrap != 1:
+            raise VecscoreError("n_bootstrap is not supported; resample the rows of CHRF.statistics(...) and "
+                                "score them with CHRF.score_stats")
+        stats, _ = self._statistics(hypotheses, references)
+        return _corpus_score(stats, self._opts, str.__str__(self.get_signature()))
+
+    def sentence_scores(self, hyps, refs=None) -> np.ndarray:
+        """Every pair's ``CHRF.sentence_score(...).score`` (float64, shape ``(N,)``), in one call."""
+        return self._statistics(hyps, refs)[1]
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> CHRFScore:
+        """One hypothesis against its references, as sacreBLEU's ``CHRF.sentence_score``."""
+        refs = _one_pair(hypothesis, references)
+        batch = read_batch([hypothesis], [refs], "per-example", self.lowercase)
+        stats, scores = self._statistics(None, None, batch)
+        return CHRFScore(float(scores[0]), self.char_order, self.word_order, self.beta, stats[0],
+                         str.__str__(self.get_signature()))
+
+    def score_stats(self, stats, nrefs=None) -> CHRFScore:
+        """Corpus chrF of (resampled, concatenated ...) rows of :meth:`statistics`; ``nrefs`` (an int
+        or ``"var"``) for the signature when these statistics came from elsewhere."""
+        stats = np.asarray(stats)
+        if stats.ndim != 2 or stats.shape[1] != self._opts.width:
+            raise VecscoreError(f"stats must have shape (N, {self._opts.width}) for char_order={self.char_order}, "
+                                f"word_order={self.word_order}; got {stats.shape}")
+        if nrefs is not None:
+            self._nrefs = nrefs
+        sig = str.__str__(self.get_signature()) if self._nrefs is not None else ""
+        return _corpus_score(stats, self._opts, sig)
+
+    def get_signature(self, short: bool = False) -> CHRFSignature:
+        """sacreBLEU's signature string (``nrefs`` is known once references were seen).
+
+        A ``str``; as with sacreBLEU's ``Signature``, ``.format(short=True)`` is the short form.
+        """
+        if self._nrefs is None:
+            raise VecscoreError("number of references unknown: score something (or cache references) first")
+        sig = CHRFSignature(_signature(self._opts, self._nrefs, short))
+        sig.short = _signature(self._opts, self._nrefs, True)
+        return sig
+
+    def __repr__(self) -> str:
+        o = self._opts
+        return (f"CHRF(char_order={o.char_order}, word_order={o.word_order}, beta={o.beta}, "
+                f"lowercase={o.lowercase}, whitespace={o.whitespace}, eps_smoothing={o.eps_smoothing}, "
+                f"refs_layout={self.refs_layout!r}, cached={self._cache is not None})")
