@@ -57,79 +57,86 @@ def _clipped_chunk(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_
     """The pairs of chunk ``c`` of :func:`clipped_counts`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        longest = 1
-        longest_refs = 1
-        for p in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, hyp_off[p + 1] - hyp_off[p])
-            longest_refs = max(longest_refs, ref_off[ref_ptr[p + 1]] - ref_off[ref_ptr[p]])
-        size = 1 << table_bits(longest)
-        tpos = np.empty(size, np.int64)
-        thash = np.empty(size, np.uint64)
-        hcnt = np.empty(size, np.int64)
-        rcnt = np.empty(size, np.int64)
-        rmax = np.empty(size, np.int64)
-        stamp = np.empty(size, np.int64)
-        hh = np.empty(longest, np.uint64)
-        rh = np.empty(longest_refs, np.uint64)
-        for p in range(bounds[c], bounds[c + 1]):
-            hlo = hyp_off[p]
-            length = hyp_off[p + 1] - hlo
-            base = ref_off[ref_ptr[p]]
-            for j in range(length):
-                hh[j] = 0
-            for j in range(ref_off[ref_ptr[p + 1]] - base):
-                rh[j] = 0
-            for n in range(1, max_order + 1):
-                m = length - n + 1
-                if m <= 0:
-                    break
-                bits = table_bits(m)
-                shift = np.uint64(64 - bits)
-                mask = (1 << bits) - 1
-                for s in range(1 << bits):
-                    tpos[s] = -1
-                for j in range(m):
-                    h = (hh[j] ^ np.uint64(hyp_ids[hlo + j + n - 1] + 1)) * FNV_PRIME
-                    hh[j] = h
-                    h &= hash_mask
-                    s = np.int64((h * GOLDEN) >> shift)
-                    while True:
-                        if tpos[s] == -1:
-                            tpos[s] = hlo + j
-                            thash[s] = h
-                            hcnt[s] = 1
-                            rmax[s] = 0
-                            stamp[s] = -1
-                            break
-                        if thash[s] == h and _same(hyp_ids, tpos[s], hyp_ids, hlo + j, n):
-                            hcnt[s] += 1
-                            break
-                        s = (s + 1) & mask
-                for q in range(ref_ptr[p], ref_ptr[p + 1]):
-                    rlo = ref_off[q]
-                    for j in range(ref_off[q + 1] - rlo - n + 1):
-                        k = rlo - base + j
-                        h = (rh[k] ^ np.uint64(ref_ids[rlo + j + n - 1] + 1)) * FNV_PRIME
-                        rh[k] = h
-                        h &= hash_mask
-                        s = np.int64((h * GOLDEN) >> shift)
-                        while tpos[s] != -1:
-                            if thash[s] == h and _same(hyp_ids, tpos[s], ref_ids, rlo + j, n):
-                                if stamp[s] != q:
-                                    stamp[s] = q
-                                    rcnt[s] = 0
-                                rcnt[s] += 1
-                                if rcnt[s] > rmax[s]:
-                                    rmax[s] = rcnt[s]
-                                break
-                            s = (s + 1) & mask
-                total = np.int64(0)
-                for s in range(1 << bits):
-                    if tpos[s] != -1:
-                        total += min(hcnt[s], rmax[s])
-                out[p, n - 1] = total
+        _clipped_chunk_body(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_mask, bounds, c, out)
     except Exception:
         return False
     return True
+
+
+@jit
+def _clipped_chunk_body(hyp_ids, hyp_off, ref_ids, ref_off, ref_ptr, max_order, hash_mask, bounds, c, out):
+    """The work of :func:`_clipped_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    longest = 1
+    longest_refs = 1
+    for p in range(bounds[c], bounds[c + 1]):
+        longest = max(longest, hyp_off[p + 1] - hyp_off[p])
+        longest_refs = max(longest_refs, ref_off[ref_ptr[p + 1]] - ref_off[ref_ptr[p]])
+    size = 1 << table_bits(longest)
+    tpos = np.empty(size, np.int64)
+    thash = np.empty(size, np.uint64)
+    hcnt = np.empty(size, np.int64)
+    rcnt = np.empty(size, np.int64)
+    rmax = np.empty(size, np.int64)
+    stamp = np.empty(size, np.int64)
+    hh = np.empty(longest, np.uint64)
+    rh = np.empty(longest_refs, np.uint64)
+    for p in range(bounds[c], bounds[c + 1]):
+        hlo = hyp_off[p]
+        length = hyp_off[p + 1] - hlo
+        base = ref_off[ref_ptr[p]]
+        for j in range(length):
+            hh[j] = 0
+        for j in range(ref_off[ref_ptr[p + 1]] - base):
+            rh[j] = 0
+        for n in range(1, max_order + 1):
+            m = length - n + 1
+            if m <= 0:
+                break
+            bits = table_bits(m)
+            shift = np.uint64(64 - bits)
+            mask = (1 << bits) - 1
+            for s in range(1 << bits):
+                tpos[s] = -1
+            for j in range(m):
+                h = (hh[j] ^ np.uint64(hyp_ids[hlo + j + n - 1] + 1)) * FNV_PRIME
+                hh[j] = h
+                h &= hash_mask
+                s = np.int64((h * GOLDEN) >> shift)
+                while True:
+                    if tpos[s] == -1:
+                        tpos[s] = hlo + j
+                        thash[s] = h
+                        hcnt[s] = 1
+                        rmax[s] = 0
+                        stamp[s] = -1
+                        break
+                    if thash[s] == h and _same(hyp_ids, tpos[s], hyp_ids, hlo + j, n):
+                        hcnt[s] += 1
+                        break
+                    s = (s + 1) & mask
+            for q in range(ref_ptr[p], ref_ptr[p + 1]):
+                rlo = ref_off[q]
+                for j in range(ref_off[q + 1] - rlo - n + 1):
+                    k = rlo - base + j
+                    h = (rh[k] ^ np.uint64(ref_ids[rlo + j + n - 1] + 1)) * FNV_PRIME
+                    rh[k] = h
+                    h &= hash_mask
+                    s = np.int64((h * GOLDEN) >> shift)
+                    while tpos[s] != -1:
+                        if thash[s] == h and _same(hyp_ids, tpos[s], ref_ids, rlo + j, n):
+                            if stamp[s] != q:
+                                stamp[s] = q
+                                rcnt[s] = 0
+                            rcnt[s] += 1
+                            if rcnt[s] > rmax[s]:
+                                rmax[s] = rcnt[s]
+                            break
+                        s = (s + 1) & mask
+            total = np.int64(0)
+            for s in range(1 << bits):
+                if tpos[s] != -1:
+                    total += min(hcnt[s], rmax[s])
+            out[p, n - 1] = total
 
 

@@ -459,24 +459,31 @@ def _tokenize_chunk(cps, offsets, byte_offsets, table, mode, chunk_bounds, k, ou
     """The texts of chunk ``k`` of :func:`tokenize_codepoints`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        lo_t = chunk_bounds[k]
-        hi_t = chunk_bounds[k + 1]
-        longest = 0
-        for i in range(lo_t, hi_t):
-            longest = max(longest, offsets[i + 1] - offsets[i])
-        size = GROWTH * (longest + 2) + 16
-        a = np.empty(size, np.uint32)
-        b = np.empty(size, np.uint32)
-        # the chunk's tokens go consecutively from its first text's slots
-        t = offsets[lo_t]
-        p = byte_offsets[lo_t]
-        for i in range(lo_t, hi_t):
-            first[i] = t
-            counts[i], p = _tokenize_text(cps, offsets[i], offsets[i + 1], table, mode, a, b, out, p, starts, ends, t)
-            t += counts[i]
+        _tokenize_chunk_body(cps, offsets, byte_offsets, table, mode, chunk_bounds, k, out, starts, ends, counts, first)
     except Exception:
         return False
     return True
+
+
+@jit
+def _tokenize_chunk_body(cps, offsets, byte_offsets, table, mode, chunk_bounds, k, out, starts, ends, counts, first):
+    """The work of :func:`_tokenize_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    lo_t = chunk_bounds[k]
+    hi_t = chunk_bounds[k + 1]
+    longest = 0
+    for i in range(lo_t, hi_t):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    size = GROWTH * (longest + 2) + 16
+    a = np.empty(size, np.uint32)
+    b = np.empty(size, np.uint32)
+    # the chunk's tokens go consecutively from its first text's slots
+    t = offsets[lo_t]
+    p = byte_offsets[lo_t]
+    for i in range(lo_t, hi_t):
+        first[i] = t
+        counts[i], p = _tokenize_text(cps, offsets[i], offsets[i + 1], table, mode, a, b, out, p, starts, ends, t)
+        t += counts[i]
 
 
 @jit

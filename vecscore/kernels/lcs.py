@@ -233,27 +233,34 @@ def _lcs_chunk(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks,
     """The pairs of chunk ``c`` of :func:`_lcs_length_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        k = len(a_rows)
-        lo = c * k // n_chunks
-        hi = (c + 1) * k // n_chunks
-        mask1 = np.zeros(vocab_size, np.uint64)
-        slot = np.empty(0, np.int64)
-        for p in range(lo, hi):
-            x = a_ids[a_off[a_rows[p]]:a_off[a_rows[p] + 1]]
-            y = b_ids[b_off[b_rows[p]]:b_off[b_rows[p] + 1]]
-            if len(x) < len(y):
-                x, y = y, x  # y (the bit pattern) is the shorter one
-            if len(y) == 0:
-                out[p] = 0
-            elif len(y) <= 64:
-                out[p] = lcs_short(x, y, mask1)
-            else:
-                if len(slot) == 0:
-                    slot = np.full(vocab_size, -1, np.int64)
-                out[p] = _lcs_long(x, y, slot)
+        _lcs_chunk_body(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks, c, out)
     except Exception:
         return False
     return True
+
+
+@jit
+def _lcs_chunk_body(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks, c, out):
+    """The work of :func:`_lcs_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    k = len(a_rows)
+    lo = c * k // n_chunks
+    hi = (c + 1) * k // n_chunks
+    mask1 = np.zeros(vocab_size, np.uint64)
+    slot = np.empty(0, np.int64)
+    for p in range(lo, hi):
+        x = a_ids[a_off[a_rows[p]]:a_off[a_rows[p] + 1]]
+        y = b_ids[b_off[b_rows[p]]:b_off[b_rows[p] + 1]]
+        if len(x) < len(y):
+            x, y = y, x  # y (the bit pattern) is the shorter one
+        if len(y) == 0:
+            out[p] = 0
+        elif len(y) <= 64:
+            out[p] = lcs_short(x, y, mask1)
+        else:
+            if len(slot) == 0:
+                slot = np.full(vocab_size, -1, np.int64)
+            out[p] = _lcs_long(x, y, slot)
 
 
 # --------------------------------------------------------------------------------------
@@ -404,75 +411,83 @@ def _union_chunk(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, r
     """The pairs of chunk ``c`` of :func:`_union_lcs_hits_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        k = len(h_rows)
-        lo = c * k // n_chunks
-        hi = (c + 1) * k // n_chunks
-        bud_h = np.zeros(vocab_size, np.int64)
-        bud_r = np.zeros(vocab_size, np.int64)
-        pm = np.zeros(vocab_size, np.uint64)
-        rows = np.empty(0, np.uint64)
-        live = np.empty(0, np.int64)
-        table = np.empty(0, np.int32)
-        mark = np.empty(0, np.uint8)
-        for p in range(lo, hi):
-            hs0 = h_text[h_rows[p]]
-            hs1 = h_text[h_rows[p] + 1]
-            rs0 = r_text[r_rows[p]]
-            rs1 = r_text[r_rows[p] + 1]
-            if h_sent[hs1] == h_sent[hs0] or r_sent[rs1] == r_sent[rs0]:
-                out[p] = 0
-                continue
-            h_lo = hb_off[h_rows[p]]
-            h_hi = hb_off[h_rows[p] + 1]
-            r_lo = rb_off[r_rows[p]]
-            r_hi = rb_off[r_rows[p] + 1]
-            add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
-            add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
-            maxh = longest_sentence(h_sent, hs0, hs1)
-            maxr = longest_sentence(r_sent, rs0, rs1)
-            if maxh > 64:
-                need = (maxr + 1) * (maxh + 1)
-                if len(table) < need:
-                    table = np.empty(need, np.int32)
-            if len(rows) < maxr + 1:
-                rows = np.empty(maxr + 1, np.uint64)
-                live = np.empty(maxr + 1, np.int64)
-            # marks over the whole reference: the union over hypothesis sentences is order-free
-            mark, r_base, r_len = reference_marks(mark, r_sent, rs0, rs1)
-            for g in range(hs0, hs1):
-                hyp = h_ids[h_sent[g]:h_sent[g + 1]]
-                n = len(hyp)
-                if n == 0:
-                    continue
-                if n <= 64:
-                    for j in range(n):
-                        pm[hyp[j]] |= np.uint64(1) << np.uint64(j)
-                for s in range(rs0, rs1):
-                    ref = r_ids[r_sent[s]:r_sent[s + 1]]
-                    if len(ref) == 0:
-                        continue
-                    if n <= 64:
-                        _mark_lcs_bits(ref, hyp, pm, rows, live, mark[r_sent[s] - r_base:])
-                    else:
-                        _mark_lcs(ref, hyp, table, mark[r_sent[s] - r_base:])
-                if n <= 64:
-                    for j in range(n):
-                        pm[hyp[j]] = np.uint64(0)
-            # hits in the reference's order (sentence by sentence), clipped by both budgets
-            hits = 0
-            for j in range(r_len):
-                if mark[j]:
-                    tok = r_ids[r_base + j]
-                    if bud_h[tok] > 0 and bud_r[tok] > 0:
-                        hits += 1
-                        bud_h[tok] -= 1
-                        bud_r[tok] -= 1
-            out[p] = hits
-            clear_budget(bud_h, hb_ids, h_lo, h_hi)
-            clear_budget(bud_r, rb_ids, r_lo, r_hi)
+        _union_chunk_body(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off, h_rows, r_rows, vocab_size, n_chunks, c, out)
     except Exception:
         return False
     return True
+
+
+@jit
+def _union_chunk_body(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off, h_rows, r_rows,
+                 vocab_size, n_chunks, c, out):
+    """The work of :func:`_union_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    k = len(h_rows)
+    lo = c * k // n_chunks
+    hi = (c + 1) * k // n_chunks
+    bud_h = np.zeros(vocab_size, np.int64)
+    bud_r = np.zeros(vocab_size, np.int64)
+    pm = np.zeros(vocab_size, np.uint64)
+    rows = np.empty(0, np.uint64)
+    live = np.empty(0, np.int64)
+    table = np.empty(0, np.int32)
+    mark = np.empty(0, np.uint8)
+    for p in range(lo, hi):
+        hs0 = h_text[h_rows[p]]
+        hs1 = h_text[h_rows[p] + 1]
+        rs0 = r_text[r_rows[p]]
+        rs1 = r_text[r_rows[p] + 1]
+        if h_sent[hs1] == h_sent[hs0] or r_sent[rs1] == r_sent[rs0]:
+            out[p] = 0
+            continue
+        h_lo = hb_off[h_rows[p]]
+        h_hi = hb_off[h_rows[p] + 1]
+        r_lo = rb_off[r_rows[p]]
+        r_hi = rb_off[r_rows[p] + 1]
+        add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
+        add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
+        maxh = longest_sentence(h_sent, hs0, hs1)
+        maxr = longest_sentence(r_sent, rs0, rs1)
+        if maxh > 64:
+            need = (maxr + 1) * (maxh + 1)
+            if len(table) < need:
+                table = np.empty(need, np.int32)
+        if len(rows) < maxr + 1:
+            rows = np.empty(maxr + 1, np.uint64)
+            live = np.empty(maxr + 1, np.int64)
+        # marks over the whole reference: the union over hypothesis sentences is order-free
+        mark, r_base, r_len = reference_marks(mark, r_sent, rs0, rs1)
+        for g in range(hs0, hs1):
+            hyp = h_ids[h_sent[g]:h_sent[g + 1]]
+            n = len(hyp)
+            if n == 0:
+                continue
+            if n <= 64:
+                for j in range(n):
+                    pm[hyp[j]] |= np.uint64(1) << np.uint64(j)
+            for s in range(rs0, rs1):
+                ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                if len(ref) == 0:
+                    continue
+                if n <= 64:
+                    _mark_lcs_bits(ref, hyp, pm, rows, live, mark[r_sent[s] - r_base:])
+                else:
+                    _mark_lcs(ref, hyp, table, mark[r_sent[s] - r_base:])
+            if n <= 64:
+                for j in range(n):
+                    pm[hyp[j]] = np.uint64(0)
+        # hits in the reference's order (sentence by sentence), clipped by both budgets
+        hits = 0
+        for j in range(r_len):
+            if mark[j]:
+                tok = r_ids[r_base + j]
+                if bud_h[tok] > 0 and bud_r[tok] > 0:
+                    hits += 1
+                    bud_h[tok] -= 1
+                    bud_r[tok] -= 1
+        out[p] = hits
+        clear_budget(bud_h, hb_ids, h_lo, h_hi)
+        clear_budget(bud_r, rb_ids, r_lo, r_hi)
 
 
 # --------------------------------------------------------------------------------------

@@ -161,17 +161,24 @@ def _count_chunk(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt):
     """The rows of chunk ``c`` of :func:`row_counts`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        longest = 0
-        for i in range(bounds[c], bounds[c + 1]):
-            longest = max(longest, offsets[i + 1] - offsets[i])
-        size = 1 << table_bits(longest)
-        tkey = np.empty(size, np.int64)
-        tpos = np.empty(size, np.int64)
-        for i in range(bounds[c], bounds[c + 1]):
-            nuniq[i] = _count_row(keys, offsets[i], offsets[i + 1], tkey, tpos, tmp_idx, tmp_cnt)
+        _count_chunk_body(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt)
     except Exception:
         return False
     return True
+
+
+@jit
+def _count_chunk_body(keys, offsets, bounds, c, nuniq, tmp_idx, tmp_cnt):
+    """The work of :func:`_count_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    longest = 0
+    for i in range(bounds[c], bounds[c + 1]):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    size = 1 << table_bits(longest)
+    tkey = np.empty(size, np.int64)
+    tpos = np.empty(size, np.int64)
+    for i in range(bounds[c], bounds[c + 1]):
+        nuniq[i] = _count_row(keys, offsets[i], offsets[i + 1], tkey, tpos, tmp_idx, tmp_cnt)
 
 
 @jit
@@ -224,14 +231,21 @@ def _overlap_chunk(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits):
     """The row pairs of chunk ``c`` of :func:`clipped_overlap`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        size = 1 << table_bits(longest_row(ptr, a_rows, bounds[c], bounds[c + 1]))
-        tkey = np.empty(size, np.int64)
-        tval = np.empty(size, np.int64)
-        for k in range(bounds[c], bounds[c + 1]):
-            hits[k] = _row_min_sum(ptr, idx, cnt, a_rows[k], b_rows[k], tkey, tval)
+        _overlap_chunk_body(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits)
     except Exception:
         return False
     return True
+
+
+@jit
+def _overlap_chunk_body(ptr, idx, cnt, a_rows, b_rows, bounds, c, hits):
+    """The work of :func:`_overlap_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    size = 1 << table_bits(longest_row(ptr, a_rows, bounds[c], bounds[c + 1]))
+    tkey = np.empty(size, np.int64)
+    tval = np.empty(size, np.int64)
+    for k in range(bounds[c], bounds[c + 1]):
+        hits[k] = _row_min_sum(ptr, idx, cnt, a_rows[k], b_rows[k], tkey, tval)
 
 
 @jit(parallel=True)
@@ -258,40 +272,47 @@ def _overlap_max_ref_chunk(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c
     """The pairs of chunk ``c`` of :func:`clipped_overlap_max_ref`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        size = 1 << table_bits(longest_row(ptr, hyp_rows, bounds[c], bounds[c + 1]))
-        tkey = np.empty(size, np.int64)
-        tval = np.empty(size, np.int64)
-        tmax = np.empty(size, np.int64)
-        for p in range(bounds[c], bounds[c + 1]):
-            h = hyp_rows[p]
-            bits = table_bits(ptr[h + 1] - ptr[h])
-            shift = 64 - bits
-            mask = (1 << bits) - 1
-            for j in range(1 << bits):
-                tval[j] = -1
-                tmax[j] = 0
-            for j in range(ptr[h], ptr[h + 1]):
-                s = table_slot(idx[j], shift)
-                while tval[s] != -1:
-                    s = (s + 1) & mask
-                tkey[s] = idx[j]
-                tval[s] = cnt[j]
-            for q in range(ref_ptr[p], ref_ptr[p + 1]):
-                r = ref_rows[q]
-                for j in range(ptr[r], ptr[r + 1]):
-                    key = idx[j]
-                    s = table_slot(key, shift)
-                    while tval[s] != -1:
-                        if tkey[s] == key:
-                            if cnt[j] > tmax[s]:
-                                tmax[s] = cnt[j]
-                            break
-                        s = (s + 1) & mask
-            total = np.int64(0)
-            for j in range(1 << bits):
-                if tval[j] != -1:
-                    total += min(tval[j], tmax[j])
-            out[p] = total
+        _overlap_max_ref_chunk_body(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c, out)
     except Exception:
         return False
     return True
+
+
+@jit
+def _overlap_max_ref_chunk_body(ptr, idx, cnt, hyp_rows, ref_rows, ref_ptr, bounds, c, out):
+    """The work of :func:`_overlap_max_ref_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    size = 1 << table_bits(longest_row(ptr, hyp_rows, bounds[c], bounds[c + 1]))
+    tkey = np.empty(size, np.int64)
+    tval = np.empty(size, np.int64)
+    tmax = np.empty(size, np.int64)
+    for p in range(bounds[c], bounds[c + 1]):
+        h = hyp_rows[p]
+        bits = table_bits(ptr[h + 1] - ptr[h])
+        shift = 64 - bits
+        mask = (1 << bits) - 1
+        for j in range(1 << bits):
+            tval[j] = -1
+            tmax[j] = 0
+        for j in range(ptr[h], ptr[h + 1]):
+            s = table_slot(idx[j], shift)
+            while tval[s] != -1:
+                s = (s + 1) & mask
+            tkey[s] = idx[j]
+            tval[s] = cnt[j]
+        for q in range(ref_ptr[p], ref_ptr[p + 1]):
+            r = ref_rows[q]
+            for j in range(ptr[r], ptr[r + 1]):
+                key = idx[j]
+                s = table_slot(key, shift)
+                while tval[s] != -1:
+                    if tkey[s] == key:
+                        if cnt[j] > tmax[s]:
+                            tmax[s] = cnt[j]
+                        break
+                    s = (s + 1) & mask
+        total = np.int64(0)
+        for j in range(1 << bits):
+            if tval[j] != -1:
+                total += min(tval[j], tmax[j])
+        out[p] = total

@@ -100,56 +100,63 @@ def _skip_hits_chunk(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_total
     """The pairs of chunk ``c`` of :func:`pair_skip_bigram_hits`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        most_units = 1
-        most_hyp_units = 1
-        most_tokens = 1
-        for p in range(bounds[c], bounds[c + 1]):
-            most_hyp_units = max(most_hyp_units, unit_totals[p])
-            most_tokens = max(most_tokens, offsets[p + 1] - offsets[p])
-            for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
-                most_units = max(most_units, unit_totals[q])
-                most_tokens = max(most_tokens, offsets[q + 1] - offsets[q])
-        most_units = max(most_units, most_hyp_units)
-        loc = np.full(max(n_vocab, 1), -1, np.int64)
-        lid = np.empty(most_tokens, np.int64)
-        hyp_units = np.empty(most_hyp_units, np.int64)
-        ref_units = np.empty(most_units, np.int64)
-        size = 1 << table_bits(most_hyp_units)
-        tkey = np.empty(size, np.int64)
-        tid = np.empty(size, np.int64)
-        tstamp = np.full(size, -1, np.int64)
-        hcnt = np.zeros(max(DENSE_UNITS, most_hyp_units), np.int32)
-        rcnt = np.zeros(max(DENSE_UNITS, most_hyp_units), np.int32)
-        for p in range(bounds[c], bounds[c + 1]):
-            r0 = n_pairs + ref_ptr[p]
-            r1 = n_pairs + ref_ptr[p + 1]
-            # 1. pair-local ids: the hypothesis's tokens 0 .. v-1, in order of first occurrence
-            v = 0
-            for j in range(offsets[p], offsets[p + 1]):
-                if loc[ids[j]] < 0:
-                    loc[ids[j]] = v
-                    v += 1
-            absent = v  # every reference token the hypothesis lacks: no unit holding it can be a hit
-            v += 1
-            dense = v * (v + 1) <= DENSE_UNITS
-            bits = table_bits(unit_totals[p])
-            shift = 64 - bits
-            mask = (1 << bits) - 1
-            # 2. the hypothesis's units and counts
-            nh = _text_units(ids, offsets[p], offsets[p + 1], loc, absent, lid, gap, unigrams, v, hyp_units, dense,
-                             True, p, shift, mask, tkey, tid, tstamp)
-            hu = hyp_units[:nh]
-            for j in range(nh):
-                hcnt[hu[j]] += 1
-            # 3. each reference against them
-            for row in range(r0, r1):
-                nr = _text_units(ids, offsets[row], offsets[row + 1], loc, absent, lid, gap, unigrams, v, ref_units,
-                                 dense, False, p, shift, mask, tkey, tid, tstamp)
-                hits[row - n_pairs] = clipped_hits(ref_units[:nr], hcnt, rcnt)
-            for j in range(nh):
-                hcnt[hu[j]] = 0
-            for j in range(offsets[p], offsets[p + 1]):
-                loc[ids[j]] = -1
+        _skip_hits_chunk_body(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_totals, ref_ptr, offsets, hits)
     except Exception:
         return False
     return True
+
+
+@jit
+def _skip_hits_chunk_body(bounds, c, n_vocab, n_pairs, ids, gap, unigrams, unit_totals, ref_ptr, offsets, hits):
+    """The work of :func:`_skip_hits_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    most_units = 1
+    most_hyp_units = 1
+    most_tokens = 1
+    for p in range(bounds[c], bounds[c + 1]):
+        most_hyp_units = max(most_hyp_units, unit_totals[p])
+        most_tokens = max(most_tokens, offsets[p + 1] - offsets[p])
+        for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
+            most_units = max(most_units, unit_totals[q])
+            most_tokens = max(most_tokens, offsets[q + 1] - offsets[q])
+    most_units = max(most_units, most_hyp_units)
+    loc = np.full(max(n_vocab, 1), -1, np.int64)
+    lid = np.empty(most_tokens, np.int64)
+    hyp_units = np.empty(most_hyp_units, np.int64)
+    ref_units = np.empty(most_units, np.int64)
+    size = 1 << table_bits(most_hyp_units)
+    tkey = np.empty(size, np.int64)
+    tid = np.empty(size, np.int64)
+    tstamp = np.full(size, -1, np.int64)
+    hcnt = np.zeros(max(DENSE_UNITS, most_hyp_units), np.int32)
+    rcnt = np.zeros(max(DENSE_UNITS, most_hyp_units), np.int32)
+    for p in range(bounds[c], bounds[c + 1]):
+        r0 = n_pairs + ref_ptr[p]
+        r1 = n_pairs + ref_ptr[p + 1]
+        # 1. pair-local ids: the hypothesis's tokens 0 .. v-1, in order of first occurrence
+        v = 0
+        for j in range(offsets[p], offsets[p + 1]):
+            if loc[ids[j]] < 0:
+                loc[ids[j]] = v
+                v += 1
+        absent = v  # every reference token the hypothesis lacks: no unit holding it can be a hit
+        v += 1
+        dense = v * (v + 1) <= DENSE_UNITS
+        bits = table_bits(unit_totals[p])
+        shift = 64 - bits
+        mask = (1 << bits) - 1
+        # 2. the hypothesis's units and counts
+        nh = _text_units(ids, offsets[p], offsets[p + 1], loc, absent, lid, gap, unigrams, v, hyp_units, dense,
+                         True, p, shift, mask, tkey, tid, tstamp)
+        hu = hyp_units[:nh]
+        for j in range(nh):
+            hcnt[hu[j]] += 1
+        # 3. each reference against them
+        for row in range(r0, r1):
+            nr = _text_units(ids, offsets[row], offsets[row + 1], loc, absent, lid, gap, unigrams, v, ref_units,
+                             dense, False, p, shift, mask, tkey, tid, tstamp)
+            hits[row - n_pairs] = clipped_hits(ref_units[:nr], hcnt, rcnt)
+        for j in range(nh):
+            hcnt[hu[j]] = 0
+        for j in range(offsets[p], offsets[p + 1]):
+            loc[ids[j]] = -1

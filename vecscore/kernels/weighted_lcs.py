@@ -47,42 +47,49 @@ def _weighted_overlap_chunk(bounds, c, a_rows, b_rows, out, off, kw, keys):
     """The row pairs of chunk ``c`` of :func:`weighted_overlap_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        size = 1 << table_bits(longest_row(off, a_rows, bounds[c], bounds[c + 1]))
-        tkey = np.empty(size, np.int64)
-        ta = np.empty(size, np.int64)
-        tb = np.empty(size, np.int64)
-        for k in range(bounds[c], bounds[c + 1]):
-            a = a_rows[k]
-            b = b_rows[k]
-            bits = table_bits(off[a + 1] - off[a])
-            shift = 64 - bits
-            mask = (1 << bits) - 1
-            for j in range(1 << bits):
-                ta[j] = -1
-                tb[j] = 0
-            for j in range(off[a], off[a + 1]):
-                s = table_slot(keys[j], shift)
-                while ta[s] != -1 and tkey[s] != keys[j]:
-                    s = (s + 1) & mask
-                if ta[s] == -1:
-                    tkey[s] = keys[j]
-                    ta[s] = 0
-                ta[s] += kw[j]
-            for j in range(off[b], off[b + 1]):
-                s = table_slot(keys[j], shift)
-                while ta[s] != -1:
-                    if tkey[s] == keys[j]:
-                        tb[s] += kw[j]
-                        break
-                    s = (s + 1) & mask
-            total = np.int64(0)
-            for j in range(1 << bits):
-                if ta[j] != -1:
-                    total += min(ta[j], tb[j])
-            out[k] = total
+        _weighted_overlap_chunk_body(bounds, c, a_rows, b_rows, out, off, kw, keys)
     except Exception:
         return False
     return True
+
+
+@jit
+def _weighted_overlap_chunk_body(bounds, c, a_rows, b_rows, out, off, kw, keys):
+    """The work of :func:`_weighted_overlap_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    size = 1 << table_bits(longest_row(off, a_rows, bounds[c], bounds[c + 1]))
+    tkey = np.empty(size, np.int64)
+    ta = np.empty(size, np.int64)
+    tb = np.empty(size, np.int64)
+    for k in range(bounds[c], bounds[c + 1]):
+        a = a_rows[k]
+        b = b_rows[k]
+        bits = table_bits(off[a + 1] - off[a])
+        shift = 64 - bits
+        mask = (1 << bits) - 1
+        for j in range(1 << bits):
+            ta[j] = -1
+            tb[j] = 0
+        for j in range(off[a], off[a + 1]):
+            s = table_slot(keys[j], shift)
+            while ta[s] != -1 and tkey[s] != keys[j]:
+                s = (s + 1) & mask
+            if ta[s] == -1:
+                tkey[s] = keys[j]
+                ta[s] = 0
+            ta[s] += kw[j]
+        for j in range(off[b], off[b + 1]):
+            s = table_slot(keys[j], shift)
+            while ta[s] != -1:
+                if tkey[s] == keys[j]:
+                    tb[s] += kw[j]
+                    break
+                s = (s + 1) & mask
+        total = np.int64(0)
+        for j in range(1 << bits):
+            if ta[j] != -1:
+                total += min(ta[j], tb[j])
+        out[k] = total
 
 
 @jit
@@ -123,20 +130,27 @@ def _wlcs_chunk(bounds, c, ids, off, out, w, a_rows, b_rows):
     """The row pairs of chunk ``c`` of :func:`weighted_lcs_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        longest = 1
-        for k in range(bounds[c], bounds[c + 1]):
-            la = off[a_rows[k] + 1] - off[a_rows[k]]
-            lb = off[b_rows[k] + 1] - off[b_rows[k]]
-            longest = max(longest, min(la, lb) + 1)
-        r0 = np.zeros(longest, np.int64)
-        r1 = np.zeros(longest, np.int64)
-        for k in range(bounds[c], bounds[c + 1]):
-            x = ids[off[a_rows[k]]:off[a_rows[k] + 1]]
-            y = ids[off[b_rows[k]]:off[b_rows[k] + 1]]
-            if len(x) < len(y):
-                out[k] = _wlcs_chars(y, x, w, r0, r1)
-            else:
-                out[k] = _wlcs_chars(x, y, w, r0, r1)
+        _wlcs_chunk_body(bounds, c, ids, off, out, w, a_rows, b_rows)
     except Exception:
         return False
     return True
+
+
+@jit
+def _wlcs_chunk_body(bounds, c, ids, off, out, w, a_rows, b_rows):
+    """The work of :func:`_wlcs_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    longest = 1
+    for k in range(bounds[c], bounds[c + 1]):
+        la = off[a_rows[k] + 1] - off[a_rows[k]]
+        lb = off[b_rows[k] + 1] - off[b_rows[k]]
+        longest = max(longest, min(la, lb) + 1)
+    r0 = np.zeros(longest, np.int64)
+    r1 = np.zeros(longest, np.int64)
+    for k in range(bounds[c], bounds[c + 1]):
+        x = ids[off[a_rows[k]]:off[a_rows[k] + 1]]
+        y = ids[off[b_rows[k]]:off[b_rows[k] + 1]]
+        if len(x) < len(y):
+            out[k] = _wlcs_chars(y, x, w, r0, r1)
+        else:
+            out[k] = _wlcs_chars(x, y, w, r0, r1)

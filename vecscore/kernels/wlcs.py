@@ -264,86 +264,94 @@ def _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, 
     """The pairs of chunk ``c`` of :func:`_wlcs_perl_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        lo = c * k // n_chunks
-        hi = (c + 1) * k // n_chunks
-        bud_h = np.zeros(vocab_size, np.int64)
-        bud_r = np.zeros(vocab_size, np.int64)
-        seen = np.zeros(vocab_size, np.int64)
-        first = np.zeros(vocab_size, np.int64)
-        stamp = 0
-        moves = np.empty(0, np.int8)
-        mark = np.empty(0, np.uint8)
-        start = np.empty(0, np.int64)
-        live = np.empty(0, np.int64)
-        filled = np.empty(0, np.int64)
-        row = np.empty(0, np.int64)
-        for p in range(lo, hi):
-            hs0 = h_text[h_rows[p]]
-            hs1 = h_text[h_rows[p] + 1]
-            rs0 = r_text[r_rows[p]]
-            rs1 = r_text[r_rows[p] + 1]
-            base = 0.0
-            for s in range(rs0, rs1):
-                base += f[r_sent[s + 1] - r_sent[s]]
-            wbase[p] = base
-            if h_sent[hs1] == h_sent[hs0] or r_sent[rs1] == r_sent[rs0]:
-                continue
-            h_lo = hb_off[h_rows[p]]
-            h_hi = hb_off[h_rows[p] + 1]
-            r_lo = rb_off[r_rows[p]]
-            r_hi = rb_off[r_rows[p] + 1]
-            add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
-            add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
-            maxh = longest_sentence(h_sent, hs0, hs1)
-            maxr = longest_sentence(r_sent, rs0, rs1)
-            if len(moves) < maxr * maxh:
-                moves = np.empty(maxr * maxh, np.int8)
-            if len(start) < maxr + 1:
-                start = np.empty(maxr + 1, np.int64)
-                live = np.empty(maxr + 1, np.int64)
-                filled = np.empty(maxr + 1, np.int64)
-            if len(row) < maxh + 1:
-                row = np.empty(maxh + 1, np.int64)
-            # marks over the whole reference: the union over hypothesis sentences is order-free
-            mark, r_base, r_len = reference_marks(mark, r_sent, rs0, rs1)
-            for g in range(hs0, hs1):
-                hyp = h_ids[h_sent[g]:h_sent[g + 1]]
-                if len(hyp) == 0:
-                    continue
-                stamp += 1
-                for j in range(len(hyp) - 1, -1, -1):
-                    seen[hyp[j]] = stamp
-                    first[hyp[j]] = j
-                for s in range(rs0, rs1):
-                    ref = r_ids[r_sent[s]:r_sent[s + 1]]
-                    if len(ref) > 0:
-                        _perl_mark(ref, hyp, f, moves, row, first, seen, stamp, start, live, filled,
-                                   mark[r_sent[s] - r_base:])
-            hit = 0.0
-            for s in range(rs0, rs1):
-                ref = r_ids[r_sent[s]:r_sent[s + 1]]
-                sm = mark[r_sent[s] - r_base:]
-                m = len(ref)
-                run = 0
-                for j in range(m):
-                    if sm[j]:
-                        tok = ref[j]
-                        if bud_h[tok] > 0 and bud_r[tok] > 0:
-                            run += 1
-                            if j + 1 < m and sm[j + 1] == 0:
-                                hit += f[run]
-                                run = 0
-                            elif j + 1 == m:
-                                hit += f[run]
-                                run = 0
-                            bud_h[tok] -= 1
-                            bud_r[tok] -= 1
-            whit[p] = hit
-            clear_budget(bud_h, hb_ids, h_lo, h_hi)
-            clear_budget(bud_r, rb_ids, r_lo, r_hi)
+        _wlcs_perl_chunk_body(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids, h_sent, r_sent, whit, h_rows, r_rows, f, h_ids, r_ids)
     except Exception:
         return False
     return True
+
+
+@jit
+def _wlcs_perl_chunk_body(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids, h_sent, r_sent,
+                     whit, h_rows, r_rows, f, h_ids, r_ids):
+    """The work of :func:`_wlcs_perl_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    lo = c * k // n_chunks
+    hi = (c + 1) * k // n_chunks
+    bud_h = np.zeros(vocab_size, np.int64)
+    bud_r = np.zeros(vocab_size, np.int64)
+    seen = np.zeros(vocab_size, np.int64)
+    first = np.zeros(vocab_size, np.int64)
+    stamp = 0
+    moves = np.empty(0, np.int8)
+    mark = np.empty(0, np.uint8)
+    start = np.empty(0, np.int64)
+    live = np.empty(0, np.int64)
+    filled = np.empty(0, np.int64)
+    row = np.empty(0, np.int64)
+    for p in range(lo, hi):
+        hs0 = h_text[h_rows[p]]
+        hs1 = h_text[h_rows[p] + 1]
+        rs0 = r_text[r_rows[p]]
+        rs1 = r_text[r_rows[p] + 1]
+        base = 0.0
+        for s in range(rs0, rs1):
+            base += f[r_sent[s + 1] - r_sent[s]]
+        wbase[p] = base
+        if h_sent[hs1] == h_sent[hs0] or r_sent[rs1] == r_sent[rs0]:
+            continue
+        h_lo = hb_off[h_rows[p]]
+        h_hi = hb_off[h_rows[p] + 1]
+        r_lo = rb_off[r_rows[p]]
+        r_hi = rb_off[r_rows[p] + 1]
+        add_budget(bud_h, hb_ids, h_lo, h_hi, 1)
+        add_budget(bud_r, rb_ids, r_lo, r_hi, 1)
+        maxh = longest_sentence(h_sent, hs0, hs1)
+        maxr = longest_sentence(r_sent, rs0, rs1)
+        if len(moves) < maxr * maxh:
+            moves = np.empty(maxr * maxh, np.int8)
+        if len(start) < maxr + 1:
+            start = np.empty(maxr + 1, np.int64)
+            live = np.empty(maxr + 1, np.int64)
+            filled = np.empty(maxr + 1, np.int64)
+        if len(row) < maxh + 1:
+            row = np.empty(maxh + 1, np.int64)
+        # marks over the whole reference: the union over hypothesis sentences is order-free
+        mark, r_base, r_len = reference_marks(mark, r_sent, rs0, rs1)
+        for g in range(hs0, hs1):
+            hyp = h_ids[h_sent[g]:h_sent[g + 1]]
+            if len(hyp) == 0:
+                continue
+            stamp += 1
+            for j in range(len(hyp) - 1, -1, -1):
+                seen[hyp[j]] = stamp
+                first[hyp[j]] = j
+            for s in range(rs0, rs1):
+                ref = r_ids[r_sent[s]:r_sent[s + 1]]
+                if len(ref) > 0:
+                    _perl_mark(ref, hyp, f, moves, row, first, seen, stamp, start, live, filled,
+                               mark[r_sent[s] - r_base:])
+        hit = 0.0
+        for s in range(rs0, rs1):
+            ref = r_ids[r_sent[s]:r_sent[s + 1]]
+            sm = mark[r_sent[s] - r_base:]
+            m = len(ref)
+            run = 0
+            for j in range(m):
+                if sm[j]:
+                    tok = ref[j]
+                    if bud_h[tok] > 0 and bud_r[tok] > 0:
+                        run += 1
+                        if j + 1 < m and sm[j + 1] == 0:
+                            hit += f[run]
+                            run = 0
+                        elif j + 1 == m:
+                            hit += f[run]
+                            run = 0
+                        bud_h[tok] -= 1
+                        bud_r[tok] -= 1
+        whit[p] = hit
+        clear_budget(bud_h, hb_ids, h_lo, h_hi)
+        clear_budget(bud_r, rb_ids, r_lo, r_hi)
 
 
 @jit
@@ -396,26 +404,33 @@ def _wlcs_lin_chunk(n_chunks, c, k, a_ids, b_ids, out, f, a_off, b_off, a_rows, 
     """The pairs of chunk ``c`` of :func:`_wlcs_lin_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        lo = c * k // n_chunks
-        hi = (c + 1) * k // n_chunks
-        c0 = np.empty(0, np.float64)
-        c1 = np.empty(0, np.float64)
-        l0 = np.empty(0, np.int64)
-        l1 = np.empty(0, np.int64)
-        for p in range(lo, hi):
-            x = a_ids[a_off[a_rows[p]]:a_off[a_rows[p] + 1]]
-            y = b_ids[b_off[b_rows[p]]:b_off[b_rows[p] + 1]]
-            if len(x) < len(y):
-                x, y = y, x
-            if len(c0) < len(y) + 1:
-                c0 = np.empty(len(y) + 1, np.float64)
-                c1 = np.empty(len(y) + 1, np.float64)
-                l0 = np.empty(len(y) + 1, np.int64)
-                l1 = np.empty(len(y) + 1, np.int64)
-            out[p] = _wlcs_lin(x, y, f, c0, c1, l0, l1)
+        _wlcs_lin_chunk_body(n_chunks, c, k, a_ids, b_ids, out, f, a_off, b_off, a_rows, b_rows)
     except Exception:
         return False
     return True
+
+
+@jit
+def _wlcs_lin_chunk_body(n_chunks, c, k, a_ids, b_ids, out, f, a_off, b_off, a_rows, b_rows):
+    """The work of :func:`_wlcs_lin_chunk` (no ``try`` here: numba compiles a try block holding
+    loops badly, so the caller wraps the call)."""
+    lo = c * k // n_chunks
+    hi = (c + 1) * k // n_chunks
+    c0 = np.empty(0, np.float64)
+    c1 = np.empty(0, np.float64)
+    l0 = np.empty(0, np.int64)
+    l1 = np.empty(0, np.int64)
+    for p in range(lo, hi):
+        x = a_ids[a_off[a_rows[p]]:a_off[a_rows[p] + 1]]
+        y = b_ids[b_off[b_rows[p]]:b_off[b_rows[p] + 1]]
+        if len(x) < len(y):
+            x, y = y, x
+        if len(c0) < len(y) + 1:
+            c0 = np.empty(len(y) + 1, np.float64)
+            c1 = np.empty(len(y) + 1, np.float64)
+            l0 = np.empty(len(y) + 1, np.int64)
+            l1 = np.empty(len(y) + 1, np.int64)
+        out[p] = _wlcs_lin(x, y, f, c0, c1, l0, l1)
 
 
 def _check_alpha(alpha):
