@@ -30,6 +30,11 @@ _EXPORTS = {
     "corpus_chrf": "vecscore.chrf.api",
     "sentence_chrf": "vecscore.chrf.api",
     "chrf_statistics": "vecscore.chrf.api",
+    "TER": "vecscore.ter.api",
+    "TERScore": "vecscore.ter.api",
+    "corpus_ter": "vecscore.ter.api",
+    "sentence_ter": "vecscore.ter.api",
+    "ter_statistics": "vecscore.ter.api",
     "nltk_corpus_bleu": "vecscore.bleu.nltk",
     "nltk_sentence_bleu": "vecscore.bleu.nltk",
     "rouge_weighted": "vecscore.rouge.weighted",
@@ -41,7 +46,12 @@ _EXPORTS = {
     "UndefinedMetricWarning": "vecscore.errors",
 }
 
-__all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", *_EXPORTS]
+__all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", "RougeScorer", "BLEU", "BLEUScore",
+           "corpus_bleu", "sentence_bleu", "bleu_statistics", "corpus_bleu_from_stats", "sentence_bleu_from_stats",
+           "BleuStats", "CHRF", "CHRFScore", "corpus_chrf", "sentence_chrf", "chrf_statistics", "TER", "TERScore",
+           "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
+           "rouge_weighted", "tune_memory", "RougeResult", "Score", "VecscoreError", "EmptyTokenizationWarning",
+           "UndefinedMetricWarning"]
 
 
 def __getattr__(name: str):
@@ -79,3 +89,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from vecscore.rouge.results import RougeResult, Score
     from vecscore.rouge.scorer import RougeScorer
     from vecscore.rouge.weighted import rouge_weighted
+    from vecscore.ter.api import TER, TERScore, corpus_ter, sentence_ter, ter_statistics

@@ -7,6 +7,7 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``bleu``           corpus BLEU (sacreBLEU), per-pair sentence BLEU with ``--per-pair``
 ``sentence-bleu``  sentence BLEU per pair (sacreBLEU's ``sentence_bleu``)
 ``chrf``           corpus chrF / chrF++ (sacreBLEU), per-pair sentence chrF with ``--per-pair``
+``ter``            corpus TER (sacreBLEU), per-pair sentence TER with ``--per-pair``
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 
@@ -37,6 +38,7 @@ from vecscore.io.stream import (
     Rouge155Spec,
     RougeSpec,
     ScoreChunk,
+    TerSpec,
     make_spec,
 )
 from vecscore.io.write import (
@@ -144,6 +146,15 @@ def _chrf_options(p: argparse.ArgumentParser) -> None:
                    help="smooth zero statistics as the chrF++.py reference does (sacreBLEU's eps_smoothing)")
 
 
+def _ter_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("TER (sacreBLEU semantics; sacreBLEU's option names)")
+    g.add_argument("--ter-normalized", action="store_true", help="normalize punctuation and split it off (tercom -N)")
+    g.add_argument("--ter-no-punct", action="store_true", help="remove punctuation")
+    g.add_argument("--ter-asian-support", action="store_true",
+                   help="split Chinese and Japanese characters (with --ter-normalized or --ter-no-punct)")
+    g.add_argument("--ter-case-sensitive", action="store_true", help="do not lowercase")
+
+
 def _rouge155_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("ROUGE-1.5.5")
     g.add_argument("--metrics", nargs="+", help="rouge1 ... rougeL rougeW-1.2 rougeS4 rougeSU4 rougeS* rougeSU* "
@@ -187,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("chrf", parents=[io_parent], help="corpus chrF / chrF++, as sacreBLEU (--per-pair: sentence chrF)")
     _chrf_options(c)
     c.set_defaults(func=run_chrf)
+
+    t = sub.add_parser("ter", parents=[io_parent], help="corpus TER, as sacreBLEU (--per-pair: sentence TER)")
+    _ter_options(t)
+    t.set_defaults(func=run_ter)
 
     f = sub.add_parser("filter", parents=[io_parent, case], help="keep the rows whose scores pass conditions",
                        description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
@@ -392,6 +407,12 @@ def chrf_options(args) -> dict:
 
 def run_chrf(args) -> int:
     return run_scoring(args, ChrfSpec(chrf_options(args), sentence=bool(args.per_pair)))
+
+
+def run_ter(args) -> int:
+    options = {"normalized": args.ter_normalized, "no_punct": args.ter_no_punct,
+               "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
+    return run_scoring(args, TerSpec(options, sentence=bool(args.per_pair)))
 
 
 def run_filter(args) -> int:

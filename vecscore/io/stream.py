@@ -49,6 +49,7 @@ __all__ = [
     "Rouge155Spec",
     "BleuSpec",
     "ChrfSpec",
+    "TerSpec",
     "CombinedSpec",
     "make_spec",
     "iter_scores",
@@ -301,6 +302,46 @@ class ChrfSpec:
 
 
 @dataclass(frozen=True)
+class TerSpec:
+    """Corpus TER from summed edits and reference lengths, and sentence TER per pair (sacreBLEU semantics).
+
+    ``options`` are :class:`vecscore.ter.TER`'s (``normalized``, ``no_punct``,
+    ``asian_support``, ``case_sensitive``).  The per-pair ``ter_score``
+    column is sentence TER; the corpus score is total edits over total
+    reference length, as sacreBLEU's.
+    """
+
+    options: dict = field(default_factory=dict)
+    sentence: bool = False
+    name = "TER"
+    has_stats = True
+
+    def score(self, hyps, refs):
+        from vecscore.ter.api import TER, scores_from_stats
+
+        metric = TER(**self.options, refs_layout="per-example")
+        if not len(hyps):
+            return {"ter_score": np.zeros(0)}, {}, ""
+        edits, ref_length = metric.statistics(hyps, refs)
+        stats = {"ter_edits": np.asarray(edits, np.int64), "ter_ref_length": np.asarray(ref_length, np.float64),
+                 "ter_nrefs": np.fromiter((len(r) if isinstance(r, (list, tuple)) else 1 for r in refs), np.int64,
+                                          len(refs))}
+        return {"ter_score": scores_from_stats(edits, ref_length)}, stats, metric.get_signature()
+
+    def summary(self, n: int, means: dict, sums: dict, nrefs_label=None) -> dict:
+        from vecscore.ter.api import corpus_score_from_stats, ter_signature
+
+        sig = ter_signature(nrefs_label if nrefs_label is not None else 1, **self.options)
+        s = corpus_score_from_stats(np.array([sums.get("ter_edits", 0)], np.int64),
+                                    np.array([sums.get("ter_ref_length", 0.0)], np.float64), sig)
+        out = {"name": "TER", "score": s.score, "num_edits": s.num_edits, "ref_length": s.ref_length,
+               "signature": sig}
+        if self.sentence:
+            out["sentence_score_mean"] = means.get("ter_score", float("nan"))
+        return out
+
+
+@dataclass(frozen=True)
 class CombinedSpec:
     """Several specs on the same pairs (e.g. ROUGE and sentence BLEU for a filter)."""
 
@@ -328,7 +369,7 @@ class CombinedSpec:
 
 
 def _summary(spec, n, means, sums, nrefs_label):
-    if isinstance(spec, (BleuSpec, ChrfSpec, CombinedSpec)):
+    if isinstance(spec, (BleuSpec, ChrfSpec, TerSpec, CombinedSpec)):
         return spec.summary(n, means, sums, nrefs_label)
     return spec.summary(n, means, sums)
 

@@ -1,0 +1,325 @@
+"""TER (translation edit rate) with sacreBLEU 2.6's semantics, for whole batches.
+
+Texts are tokenized as sacreBLEU's ``TER`` does (:mod:`vecscore.ter.tokenize`),
+the tokens of the batch are interned to int ids, and the number of edits of
+every (hypothesis, reference) pair is computed by the numba kernel
+:func:`vecscore.kernels.ter.ter_edits` in parallel.  Per pair the statistics
+are sacreBLEU's: the fewest edits over the references (an int) and the
+*average* reference length (total reference tokens / number of references,
+a float computed by one division, as sacreBLEU does).  Scores come from
+them:
+
+* sentence: ``100 * edits / ref_length``; with ``ref_length == 0`` it is 100
+  if there is any edit, else 0;
+* corpus: the same formula on the sum of the edits and the sum of the
+  average reference lengths, added left to right in float64 like
+  sacreBLEU's Python loop.
+
+Reference layouts are those of :mod:`vecscore.inputs`: the functions default
+to ``refs_layout="auto"`` (sacreBLEU's streams when the shape says so), the
+:class:`TER` class to ``"streams"`` (sacreBLEU's layout, ``None`` for a
+missing reference).  Unlike sacreBLEU, streams of different lengths are an
+error, not silently truncated.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+from vecscore.errors import VecscoreError
+from vecscore.inputs import as_rows, check_unicode, check_units, input_kind, normalize_refs, resolve_layout
+from vecscore.ter.tokenize import TerTokenizer
+
+__all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature"]
+
+_LAYOUTS = ("auto", "per-example", "streams")
+
+
+@dataclass(frozen=True, repr=False)
+class TERScore:
+    """One TER score (percent), with sacreBLEU's ``TERScore`` fields.
+
+    ``num_edits`` is the (summed) number of edits, ``ref_length`` the
+    (summed) average reference length.
+    """
+
+    score: float
+    num_edits: int
+    ref_length: float
+    signature: str = ""
+
+    name = "TER"
+
+    def format(self, width: int = 2, score_only: bool = False, signature: bool | str = False,
+               is_json: bool = False) -> str:
+        """sacreBLEU's ``Score.format``: ``TER = 54.32`` or ``TER|nrefs:1|...|version:... = 54.32``.
+
+        ``signature=True`` uses this result's signature (a string is used as given).
+        """
+        sig = self.signature if signature is True else (signature or "")
+        value = f"{self.score:.{width}f}"
+        if score_only:
+            return value
+        if is_json:
+            d = {"name": self.name, "score": float(value), "signature": sig}
+            for item in filter(None, sig.split("|")):
+                key, val = item.split(":", 1)
+                d[key] = val
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        return f"{self.name}|{sig} = {value}" if sig else f"{self.name} = {value}"
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                  case_sensitive: bool = False, short: bool = False, version: str | None = None) -> str:
+    """sacreBLEU's TER signature (``nrefs`` an int or ``"var"``) with vecscore's version."""
+    if version is None:
+        from vecscore._version import __version__ as version
+    yn = {True: "yes", False: "no"}
+    items = [("nrefs", "#", nrefs), ("case", "c", "mixed" if case_sensitive else "lc"), ("tok", "t", "tercom"),
+             ("norm", "nr", yn[bool(normalized)]), ("punct", "pn", yn[not no_punct]),
+             ("asian", "as", yn[bool(asian_support)]), ("version", "v", version)]
+    return "|".join(f"{abbr if short else name}:{value}" for name, abbr, value in items)
+
+
+def _check_layout(refs_layout: str) -> str:
+    if refs_layout not in _LAYOUTS:
+        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, _LAYOUTS))}, not {refs_layout!r}")
+    return refs_layout
+
+
+def _text_rows(hyps) -> list:
+    hyps = as_rows(hyps, "hyps")
+    if input_kind(hyps) != "text":
+        raise VecscoreError("TER scores texts: hyps[0] is not a str; pass the detokenized texts (TER tokenizes them "
+                            "itself, as sacreBLEU does)")
+    check_units(hyps, "text", "hyps")
+    check_unicode(hyps, "hyps")
+    return hyps
+
+
+def _flat_refs(refs, n_pairs: int, refs_layout: str):
+    """``(flat_refs, ref_ptr)``: the references of pair ``i`` are ``flat_refs[ref_ptr[i]:ref_ptr[i + 1]]``."""
+    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
+        refs = as_rows(refs, "refs")
+    layout = resolve_layout(refs, n_pairs, _check_layout(refs_layout))
+    flat, ptr = normalize_refs(refs, n_pairs, "text", layout)
+    check_unicode(flat, "references")
+    return flat, ptr
+
+
+def _nrefs_label(ref_ptr: np.ndarray):
+    counts = np.unique(np.diff(ref_ptr))
+    return int(counts[0]) if counts.size == 1 else "var"
+
+
+def _intern(token_lists: list) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, ptr)``: every token as an int id (equal strings, equal ids), row ``r`` at ``ids[ptr[r]:ptr[r+1]]``."""
+    lengths = np.fromiter(map(len, token_lists), np.int64, count=len(token_lists))
+    ptr = np.zeros(len(token_lists) + 1, np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    vocab: dict[str, int] = {}
+    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in chain.from_iterable(token_lists)), np.int64,
+                      count=int(ptr[-1]))
+    return ids, ptr
+
+
+def _pair_statistics(hyp_tokens: list, ref_tokens: list, ref_ptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair (fewest edits over its references, average reference length) from token lists."""
+    from vecscore.kernels import ter as kernels
+    from vecscore.parallel import current_threads
+
+    n_pairs = len(hyp_tokens)
+    n_refs = np.diff(ref_ptr)
+    if n_pairs == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float64)
+    ids, row_ptr = _intern(hyp_tokens + ref_tokens)
+    hyp_ptr = row_ptr[:n_pairs + 1]
+    refs_ptr = row_ptr[n_pairs:]
+    job_hyp = np.repeat(np.arange(n_pairs, dtype=np.int64), n_refs)
+    job_ref = np.arange(len(ref_tokens), dtype=np.int64)
+    hyp_len = np.diff(hyp_ptr)[job_hyp]
+    ref_len = np.diff(refs_ptr)
+    plan = kernels.plan_chunks(hyp_len, ref_len, 8 * current_threads())
+    job_edits = kernels.ter_edits(ids, hyp_ptr, refs_ptr, job_hyp, job_ref, *plan)
+    if (job_edits < 0).any():  # unreachable: the band always connects; sacreBLEU raises there
+        raise VecscoreError("TER's edit-distance trace left the beam (please report this input)")
+    edits = np.minimum.reduceat(job_edits, ref_ptr[:-1])
+    total_ref = np.add.reduceat(ref_len, ref_ptr[:-1])
+    return edits.astype(np.int64), total_ref / n_refs
+
+
+def scores_from_stats(edits: np.ndarray, ref_length: np.ndarray) -> np.ndarray:
+    """Sentence TER (0..100+) of every pair from its edits and reference length, as sacreBLEU."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = edits / ref_length
+    rate = np.where(ref_length > 0, rate, np.where(edits > 0, 1.0, 0.0))
+    return 100 * rate
+
+
+def corpus_score_from_stats(edits: np.ndarray, ref_length: np.ndarray, signature: str) -> TERScore:
+    """Corpus TER from per-pair edits and reference lengths (summed left to right, as sacreBLEU)."""
+    from vecscore._jit import loaded_or_plain
+    from vecscore.kernels.ter import sequential_sum
+
+    total_edits = int(edits.sum())
+    total_ref = float(loaded_or_plain(sequential_sum)(np.ascontiguousarray(ref_length, np.float64)))
+    if total_ref > 0:
+        rate = total_edits / total_ref
+    else:
+        rate = 1.0 if total_edits > 0 else 0.0
+    return TERScore(100 * rate, total_edits, total_ref, signature)
+
+
+class _Options:
+    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False):
+        self.normalized = bool(normalized)
+        self.no_punct = bool(no_punct)
+        self.asian_support = bool(asian_support)
+        self.case_sensitive = bool(case_sensitive)
+
+    def tokenizer(self) -> TerTokenizer:
+        return TerTokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
+
+    def signature(self, nrefs, short: bool = False) -> str:
+        return ter_signature(nrefs, self.normalized, self.no_punct, self.asian_support, self.case_sensitive,
+                             short=short)
+
+
+def _statistics(hyps, refs, opts: _Options, refs_layout: str):
+    """``(edits, ref_length, ref_ptr)`` of a batch."""
+    hyps = _text_rows(hyps)
+    if not hyps:
+        raise VecscoreError("hyps is empty; TER needs at least one hypothesis")
+    flat, ref_ptr = _flat_refs(refs, len(hyps), refs_layout)
+    tok = opts.tokenizer()
+    edits, ref_length = _pair_statistics([tok(h) for h in hyps], [tok(r) for r in flat], ref_ptr)
+    return edits, ref_length, ref_ptr
+
+
+def ter_statistics(hyps, refs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                   case_sensitive: bool = False, *, refs_layout: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+    """Per pair ``(edits, ref_length)``: int64 fewest edits over the pair's references, float64 average
+    reference length (sacreBLEU's ``TER`` segment statistics)."""
+    opts = _Options(normalized, no_punct, asian_support, case_sensitive)
+    edits, ref_length, _ = _statistics(hyps, refs, opts, refs_layout)
+    return edits, ref_length
+
+
+def corpus_ter(hypotheses, references, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+               case_sensitive: bool = False, *, refs_layout: str = "auto") -> TERScore:
+    """sacreBLEU's ``corpus_ter``: ``references`` is sacreBLEU's list of reference streams (or, when the shape
+    says so, one reference or list of references per hypothesis; see ``refs_layout``)."""
+    opts = _Options(normalized, no_punct, asian_support, case_sensitive)
+    edits, ref_length, ref_ptr = _statistics(hypotheses, references, opts, refs_layout)
+    return corpus_score_from_stats(edits, ref_length, opts.signature(_nrefs_label(ref_ptr)))
+
+
+def sentence_ter(hypothesis: str, references: Sequence[str], normalized: bool = False, no_punct: bool = False,
+                 asian_support: bool = False, case_sensitive: bool = False) -> TERScore:
+    """sacreBLEU's ``sentence_ter``: one hypothesis against its list of references."""
+    return TER(normalized, no_punct, asian_support, case_sensitive).sentence_score(hypothesis, references)
+
+
+class TER:
+    """sacreBLEU's ``sacrebleu.metrics.TER`` with the same options and numbers.
+
+    ``references`` (sacreBLEU's streams) are tokenized once and used when a
+    call passes ``refs=None``.  ``refs_layout`` is the layout of every
+    ``refs`` given to this object (default ``"streams"``, sacreBLEU's).
+
+    >>> TER().corpus_score(["the cat sat"], [["the cat sat down"]]).score
+    25.0
+    """
+
+    def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
+                 case_sensitive: bool = False, references=None, *, refs_layout: str = "streams"):
+        self._opts = _Options(normalized, no_punct, asian_support, case_sensitive)
+        self.normalized = self._opts.normalized
+        self.no_punct = self._opts.no_punct
+        self.asian_support = self._opts.asian_support
+        self.case_sensitive = self._opts.case_sensitive
+        self.refs_layout = _check_layout(refs_layout)
+        self._tok = self._opts.tokenizer()
+        self._nrefs = None
+        self._ref_cache = None
+        if references is not None:
+            self._ref_cache = self._tokenize_refs(references, None)
+
+    def _tokenize_refs(self, refs, n_pairs, layout=None):
+        layout = layout or self.refs_layout
+        if n_pairs is None:  # a stream's length, or the number of entries
+            rows = as_rows(refs, "refs")
+            if layout == "streams" or (layout == "auto" and rows and
+                                                 not isinstance(rows[0], str)):
+                n_pairs = len(as_rows(rows[0], "refs[0]")) if rows else 0
+            else:
+                n_pairs = len(rows)
+            refs = rows
+        flat, ref_ptr = _flat_refs(refs, n_pairs, layout)
+        self._nrefs = _nrefs_label(ref_ptr)
+        return [self._tok(r) for r in flat], ref_ptr
+
+    def _statistics(self, hyps, refs, layout=None):
+        hyps = _text_rows(hyps)
+        if not hyps:
+            raise VecscoreError("hyps is empty; TER needs at least one hypothesis")
+        if refs is None:
+            if self._ref_cache is None:
+                raise VecscoreError("no references: pass refs, or references= when creating the TER object")
+            ref_tokens, ref_ptr = self._ref_cache
+            if len(ref_ptr) - 1 != len(hyps):
+                raise VecscoreError(f"got {len(hyps)} hypotheses but the cached references have "
+                                    f"{len(ref_ptr) - 1} entries; they must have the same length")
+            self._nrefs = _nrefs_label(ref_ptr)
+        else:
+            ref_tokens, ref_ptr = self._tokenize_refs(refs, len(hyps), layout)
+        return _pair_statistics([self._tok(h) for h in hyps], ref_tokens, ref_ptr)
+
+    def statistics(self, hyps, refs=None) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair ``(edits, ref_length)`` (see :func:`ter_statistics`)."""
+        return self._statistics(hyps, refs)
+
+    def corpus_score(self, hyps, refs=None) -> TERScore:
+        """sacreBLEU's ``TER.corpus_score(hyps, refs)``."""
+        edits, ref_length = self._statistics(hyps, refs)
+        return corpus_score_from_stats(edits, ref_length, self.get_signature())
+
+    def sentence_scores(self, hyps, refs=None) -> np.ndarray:
+        """``TER.sentence_score(hyps[i], refs of i).score`` of every pair, as a float64 array."""
+        edits, ref_length = self._statistics(hyps, refs)
+        return scores_from_stats(edits, ref_length)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> TERScore:
+        """sacreBLEU's ``TER.sentence_score(hypothesis, references)``: one hypothesis, its list of references."""
+        if not isinstance(hypothesis, str):
+            raise VecscoreError(f"hypothesis must be a str, not {type(hypothesis).__name__}")
+        if isinstance(references, str):
+            raise VecscoreError("references must be a list of reference strings; wrap one reference in a list")
+        refs = [r for r in as_rows(references, "references") if r is not None]
+        if not refs:
+            raise VecscoreError("references has no reference; pass at least one reference string")
+        bad = next((i for i, r in enumerate(refs) if not isinstance(r, str)), None)
+        if bad is not None:
+            raise VecscoreError(f"references[{bad}] is {refs[bad]!r:.60}, not a str")
+        edits, ref_length = self._statistics([hypothesis], [refs], "per-example")
+        return corpus_score_from_stats(edits, ref_length, self._opts.signature(len(refs)))
+
+    def get_signature(self, short: bool = False) -> str:
+        """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
+        if self._nrefs is None:
+            raise VecscoreError("the number of references is unknown: score something first")
+        return self._opts.signature(self._nrefs, short=short)
+
+    def __repr__(self) -> str:
+        return (f"TER(normalized={self.normalized}, no_punct={self.no_punct}, asian_support={self.asian_support}, "
+                f"case_sensitive={self.case_sensitive})")
