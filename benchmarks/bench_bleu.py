@@ -98,5 +98,6 @@ def bench_bleu(args) -> None:
                              getattr(args, "anchor_repeat", 1))
     worst = float(np.max(np.abs(ours.score[:k] - np.array(theirs))))
     print(f"[bleu-sentence] 13a, 1 reference, sacrebleu.sentence_bleu semantics (exp, effective order); "
-          f"sacreBLEU timed on the first {k:,d} pairs (best of {getattr(args, 'anchor_repeat', 1)}) and scaled to pairs/s; max |diff| on them: {worst:.1e}")
+          f"sacreBLEU timed on the first {k:,d} pairs (best of {getattr(args, 'anchor_repeat', 1)}) "
+          f"and scaled to pairs/s; max |diff| on them: {worst:.1e}")
     _report("bleu-sentence", n, t_ours, "sacreBLEU", k, t_theirs)

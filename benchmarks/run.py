@@ -47,7 +47,8 @@ def bench_rouge_n(args) -> None:
     theirs = [scorer.score(r, h) for h, r in zip(hyps[:k], refs[:k])]
     ours = vecscore.rouge(hyps[:k], refs[:k], metrics=types)
     worst = max(abs(ours[m].fmeasure[i] - theirs[i][m].fmeasure) for m in types for i in range(k))
-    print(f"[rouge-n] rouge1+rouge2, {args.pairs:,d} summary-length pairs (~50 tokens a side); max |dF| vs rouge-score on the subset: {worst:.1e}")
+    print(f"[rouge-n] rouge1+rouge2, {args.pairs:,d} summary-length pairs (~50 tokens a side); "
+          f"max |dF| vs rouge-score on the subset: {worst:.1e}")
     tuned = _tuned_time(lambda: vecscore.rouge(hyps, refs, metrics=types), args.repeat) if args.tune_memory else None
     _report("rouge-n", args.pairs, t_ours, "rouge-score", k, t_theirs, tuned)
 
@@ -64,7 +65,8 @@ def bench_rouge_l(args) -> None:
     theirs = [scorer.score(r, h)["rougeL"].fmeasure for h, r in zip(hyps[:k], refs[:k])]
     worst = float(np.max(np.abs(vecscore.rouge(hyps[:k], refs[:k], metrics=["rougeL"])["rougeL"].fmeasure - theirs)))
     print(f"[rouge-l] rougeL, {args.pairs:,d} summary-length pairs; max |dF| vs rouge-score on the subset: {worst:.1e}")
-    tuned = _tuned_time(lambda: vecscore.rouge(hyps, refs, metrics=["rougeL"]), args.repeat) if args.tune_memory else None
+    tuned = (_tuned_time(lambda: vecscore.rouge(hyps, refs, metrics=["rougeL"]), args.repeat)
+             if args.tune_memory else None)
     _report("rouge-l", args.pairs, t_ours, "rouge-score", k, t_theirs, tuned)
     bench_lcs_kernel(args)
 
@@ -91,7 +93,8 @@ def bench_lcs_kernel(args) -> None:
     ours = lcs_length_pairs(ids, offsets, ids, offsets, a, b, vocab_size=50_000)
     theirs = cpdist(seqs[:n], seqs[n:], scorer=LCSseq.similarity, workers=-1)
     assert np.array_equal(ours, theirs)
-    print(f"[lcs-kernel] LCS length of {n:,d} integer pairs (40-60 ids each), identical results; rapidfuzz cpdist with workers=-1")
+    print(f"[lcs-kernel] LCS length of {n:,d} integer pairs (40-60 ids each), identical results; "
+          "rapidfuzz cpdist with workers=-1")
     _report("lcs-kernel", n, t_ours, "rapidfuzz", n, t_theirs)
 
 
@@ -113,7 +116,8 @@ def bench_e2e(args) -> None:
     run(args)
 
 
-BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l, "bleu": bench_bleu, "rouge155": bench_rouge155, "e2e": bench_e2e}
+BENCHES = {"rouge-n": bench_rouge_n, "rouge-l": bench_rouge_l, "bleu": bench_bleu, "rouge155": bench_rouge155,
+           "e2e": bench_e2e}
 
 
 def main(argv=None) -> int:

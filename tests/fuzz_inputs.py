@@ -104,7 +104,8 @@ def refs_for(rng: random.Random, n: int):
 
 
 def _plain_texts(hyps, refs):
-    """``(hyps, refs)`` as lists if every hypothesis is a plain str and every pair has str references (an oracle's input)."""
+    """``(hyps, refs)`` as lists if every hypothesis is a plain str and every pair has str references
+    (an oracle's input)."""
     if not isinstance(hyps, list) or not isinstance(refs, list) or len(hyps) != len(refs):
         return None
     if not all(type(h) is str for h in hyps):

@@ -52,7 +52,8 @@ def test_record_batch_rouge155_and_empty_table():
     batch = pa.RecordBatch.from_pydict({"hyp": ["police killed the gunman"], "ref": ["police kill the gunman"]})
     out = score_table(batch, metrics=["rougeSU4"], rouge155_options={"round5": True})
     assert out.num_rows == 1 and "rougeSU4_fmeasure" in out.column_names
-    empty = score_table(pa.table({"hyp": pa.array([], pa.string()), "ref": pa.array([], pa.string())}), metrics=["rouge1"])
+    empty = score_table(pa.table({"hyp": pa.array([], pa.string()), "ref": pa.array([], pa.string())}),
+                        metrics=["rouge1"])
     assert empty.num_rows == 0 and "rouge1_fmeasure" in empty.column_names
 
 
@@ -64,7 +65,8 @@ def test_record_batch_rouge155_and_empty_table():
         (pa.table({"hyp": ["a", "b"], "ref": [["a"], ["b", None]]}), {}, "row 2: 'ref' contains a null"),
         (pa.table({"hyp": [1, 2], "ref": ["a", "b"]}), {}, "has type int64, not string"),
         (pa.table({"hyp": ["a"], "ref": ["a"]}), {"ref_columns": "refs"}, "no column 'refs'"),
-        (pa.table({"hyp": ["a"], "ref": ["a"], "rouge1_fmeasure": [0.1]}), {"metrics": ["rouge1"]}, "already has a column"),
+        (pa.table({"hyp": ["a"], "ref": ["a"], "rouge1_fmeasure": [0.1]}), {"metrics": ["rouge1"]},
+         "already has a column"),
     ],
 )
 def test_errors_name_the_row(table, kwargs, needle):

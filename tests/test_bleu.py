@@ -156,7 +156,8 @@ def test_streams_variable_references_and_signature():
     assert ours.signature.startswith("nrefs:var|case:mixed|eff:no|tok:13a|smooth:exp|version:")
     # "" is an empty reference (length 0), as in sacreBLEU's code, not a missing one
     with_empty = [streams[0], ["The dog had bit the man.", "", "The man had bitten the dog."]]
-    assert corpus_bleu(hyps, with_empty, refs_layout="streams").ref_len == sacrebleu.corpus_bleu(hyps, with_empty).ref_len
+    assert (corpus_bleu(hyps, with_empty, refs_layout="streams").ref_len
+            == sacrebleu.corpus_bleu(hyps, with_empty).ref_len)
     assert sig.score == ours.score
     metric = BLEU(references=streams)
     assert metric.get_signature() == ours.signature and metric.corpus_score(hyps).score == ours.score

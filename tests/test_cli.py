@@ -19,10 +19,12 @@ def _lines(name):
 
 
 def test_corpus_means_match_rouge_score(capsys):
-    assert main(["rouge", "--hyps", str(EXAMPLES / "hyps.txt"), "--refs", str(EXAMPLES / "refs.txt"), "--refs", str(EXAMPLES / "refs2.txt"), "--stem"]) == 0
+    assert main(["rouge", "--hyps", str(EXAMPLES / "hyps.txt"), "--refs", str(EXAMPLES / "refs.txt"),
+                 "--refs", str(EXAMPLES / "refs2.txt"), "--stem"]) == 0
     out = json.loads(capsys.readouterr().out)
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=True)
-    theirs = [scorer.score_multi([r1, r2], h) for h, r1, r2 in zip(_lines("hyps.txt"), _lines("refs.txt"), _lines("refs2.txt"))]
+    theirs = [scorer.score_multi([r1, r2], h)
+              for h, r1, r2 in zip(_lines("hyps.txt"), _lines("refs.txt"), _lines("refs2.txt"))]
     for k in ("rouge1", "rouge2"):
         for field in ("precision", "recall", "fmeasure"):
             exp = sum(getattr(t[k], field) for t in theirs) / len(theirs)
@@ -31,7 +33,8 @@ def test_corpus_means_match_rouge_score(capsys):
 
 
 def test_per_pair_lines_match_rouge_score(capsys):
-    assert main(["rouge", "--hyps", str(EXAMPLES / "hyps.txt"), "--refs", str(EXAMPLES / "refs.txt"), "--metrics", "rouge1", "--per-pair"]) == 0
+    assert main(["rouge", "--hyps", str(EXAMPLES / "hyps.txt"), "--refs", str(EXAMPLES / "refs.txt"),
+                 "--metrics", "rouge1", "--per-pair"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     scorer = rouge_scorer.RougeScorer(["rouge1"])
     assert [r["pair"] for r in rows] == list(range(8))

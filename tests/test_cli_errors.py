@@ -29,7 +29,8 @@ def test_mismatch_is_found_before_any_output(tmp_path, capsys):
     (tmp_path / "h.txt").write_text("a\nb\nc\n")
     (tmp_path / "r.txt").write_text("a\nb\n")
     out = tmp_path / "o.jsonl"
-    code, err = _run(["rouge", "--hyps", str(tmp_path / "h.txt"), "--refs", str(tmp_path / "r.txt"), "-o", str(out)], capsys)
+    code, err = _run(["rouge", "--hyps", str(tmp_path / "h.txt"), "--refs", str(tmp_path / "r.txt"), "-o", str(out)],
+                     capsys)
     assert code == 2 and "r.txt has 2 lines but" in err and "h.txt has 3" in err and "line 3 is missing" in err
     assert not out.exists() and list(tmp_path.iterdir()) == sorted(tmp_path.iterdir())  # no temp file left
     assert {p.name for p in tmp_path.iterdir()} == {"h.txt", "r.txt"}
@@ -37,7 +38,8 @@ def test_mismatch_is_found_before_any_output(tmp_path, capsys):
 
 def test_mismatch_on_stdin_is_found_when_a_file_ends(tmp_path):
     (tmp_path / "r.txt").write_text("a\nb\n")
-    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", "-", "--refs", str(tmp_path / "r.txt"), "--chunk-size", "1"]
+    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", "-", "--refs", str(tmp_path / "r.txt"),
+           "--chunk-size", "1"]
     proc = subprocess.run(cmd, input=b"a\nb\nc\nd\n", capture_output=True, timeout=300)
     assert proc.returncode == 2
     assert b"r.txt has 2 lines but <stdin> has 4" in proc.stderr and b"Traceback" not in proc.stderr
@@ -148,7 +150,8 @@ def test_crash_mid_write_leaves_no_file(tmp_path, capsys, monkeypatch):
         return real(self, rows, chunk, mask)
 
     monkeypatch.setattr(cli_io.CsvWriter, "write", crashing_write)
-    code = main(["rouge", "--hyps", str(tmp_path / "h.txt"), "--refs", str(tmp_path / "h.txt"), "-o", str(out), "--chunk-size", "10"])
+    code = main(["rouge", "--hyps", str(tmp_path / "h.txt"), "--refs", str(tmp_path / "h.txt"), "-o", str(out),
+                 "--chunk-size", "10"])
     assert code == 130 and calls["n"] == 3
     assert out.read_text() == "previous content\n"  # the old file is untouched, no partial file
     assert {p.name for p in tmp_path.iterdir()} == {"h.txt", "scores.csv"}
@@ -173,7 +176,8 @@ def test_atomic_output_replaces_only_on_success(tmp_path):
 def test_killed_process_leaves_no_partial_output(tmp_path):
     (tmp_path / "h.txt").write_text("a b c d e f\n" * 200_000)
     out = tmp_path / "o.jsonl"
-    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", str(tmp_path / "h.txt"), "--refs", str(tmp_path / "h.txt"),
+    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", str(tmp_path / "h.txt"),
+           "--refs", str(tmp_path / "h.txt"),
            "--per-pair", "-o", str(out), "--chunk-size", "1000"]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE)
     for _ in range(600):  # wait until the temporary file has data, then kill hard
@@ -220,7 +224,8 @@ def test_progress_bar_off_when_not_a_tty_or_quiet():
 
 def test_no_progress_output_in_a_pipe(tmp_path):
     (tmp_path / "h.txt").write_text("a b c\n" * 100)
-    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", str(tmp_path / "h.txt"), "--refs", str(tmp_path / "h.txt")]
+    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", str(tmp_path / "h.txt"),
+           "--refs", str(tmp_path / "h.txt")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and proc.stderr == ""
     assert json.loads(proc.stdout)["n_pairs"] == 100

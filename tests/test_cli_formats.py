@@ -48,7 +48,8 @@ def _write_inputs(tmp_path: Path) -> dict[str, list[str]]:
     pq.write_table(pa.table({"id": [r["id"] for r in rows], "hyp": HYPS, "refs": [list(x) for x in zip(REFS1, REFS2)]}),
                    tmp_path / "dl.parquet")
     return {
-        "text": ["--hyps", str(EXAMPLES / "hyps.txt"), "--refs", str(EXAMPLES / "refs.txt"), "--refs", str(EXAMPLES / "refs2.txt")],
+        "text": ["--hyps", str(EXAMPLES / "hyps.txt"), "--refs", str(EXAMPLES / "refs.txt"),
+                 "--refs", str(EXAMPLES / "refs2.txt")],
         "jsonl": ["--input", str(tmp_path / "d.jsonl"), "--ref-column", "ref", "--ref-column", "ref2"],
         "jsonl-list": ["--input", str(tmp_path / "dl.jsonl"), "--ref-column", "refs"],
         "csv": ["--input", str(tmp_path / "d.csv"), "--ref-column", "ref", "--ref-column", "ref2"],
@@ -64,7 +65,8 @@ def _read_rows(path: Path, fmt: str) -> list[dict]:
     if fmt in ("csv", "tsv"):
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f, delimiter="," if fmt == "csv" else "\t"))
-        return [{k: (float(v) if k.startswith("rouge") else int(v) if k == "pair" else v) for k, v in r.items()} for r in rows]
+        return [{k: (float(v) if k.startswith("rouge") else int(v) if k == "pair" else v) for k, v in r.items()}
+                for r in rows]
     return pq.read_table(path).to_pylist()
 
 
@@ -75,7 +77,8 @@ def test_every_input_format_and_output_format_round_trips(tmp_path, out_fmt):
     for name, args in inputs.items():
         out = tmp_path / f"out-{name}.{out_fmt}"
         keep = ["--keep", "hyp"] if name == "text" else ["--keep", "id"]
-        assert main(["rouge", *args, "--metrics", *METRICS, "-o", str(out), "--chunk-size", "3", "--quiet", *keep]) == 0, name
+        assert main(["rouge", *args, "--metrics", *METRICS, "-o", str(out), "--chunk-size", "3", "--quiet",
+                     *keep]) == 0, name
         rows = _read_rows(out, out_fmt)
         assert [r["pair"] for r in rows] == list(range(len(HYPS))), name
         if name == "text":
@@ -99,7 +102,8 @@ def test_json_summary_is_the_same_for_every_input(tmp_path, capsys, name):
 def test_stats_columns_and_summary_file(tmp_path):
     inputs = _write_inputs(tmp_path)
     out, summary = tmp_path / "s.parquet", tmp_path / "summary.json"
-    assert main(["rouge", *inputs["parquet-list"], "--metrics", "rouge1", "--stats", "-o", str(out), "--summary", str(summary)]) == 0
+    assert main(["rouge", *inputs["parquet-list"], "--metrics", "rouge1", "--stats", "-o", str(out),
+                 "--summary", str(summary)]) == 0
     t = pq.read_table(out)
     assert t.schema.field("rouge1_hits").type == pa.int64()
     s = json.loads(summary.read_text())
@@ -129,7 +133,8 @@ def test_rouge155_command(tmp_path, capsys):
 
     inputs = _write_inputs(tmp_path)
     refs = [list(x) for x in zip(REFS1, REFS2)]
-    assert main(["rouge155", *inputs["csv"], "--script-options", "-n 2 -2 4 -u -m", "--per-pair", "--chunk-size", "5"]) == 0
+    assert main(["rouge155", *inputs["csv"], "--script-options", "-n 2 -2 4 -u -m", "--per-pair",
+                 "--chunk-size", "5"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     direct = rouge155(HYPS, refs, metrics=["rouge1", "rouge2", "rougeL", "rougeSU4"], stem=True, round5=True)
     assert [r["rougeSU4_fmeasure"] for r in rows] == direct["rougeSU4"].fmeasure.tolist()
@@ -141,7 +146,8 @@ def test_rouge155_command(tmp_path, capsys):
 def test_stdin_and_stdout(tmp_path):
     inputs = _write_inputs(tmp_path)
     data = (tmp_path / "d.jsonl").read_bytes()
-    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--input", "-", "--input-format", "jsonl", "--ref-column", "ref",
+    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--input", "-", "--input-format", "jsonl",
+           "--ref-column", "ref",
            "--metrics", "rouge1", "--format", "parquet", "-o", "-"]
     proc = subprocess.run(cmd, input=data, capture_output=True, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode()
@@ -151,13 +157,15 @@ def test_stdin_and_stdout(tmp_path):
     cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", "-", "--refs", str(EXAMPLES / "refs.txt"),
            "--metrics", "rouge1", "--format", "csv"]
     proc = subprocess.run(cmd, input=hyps, capture_output=True, timeout=300)
-    assert proc.returncode == 0 and proc.stdout.decode().splitlines()[0] == "pair,rouge1_precision,rouge1_recall,rouge1_fmeasure"
+    assert (proc.returncode == 0
+            and proc.stdout.decode().splitlines()[0] == "pair,rouge1_precision,rouge1_recall,rouge1_fmeasure")
     del inputs
 
 
 def test_empty_input_gives_an_empty_summary(tmp_path, capsys):
     (tmp_path / "e.txt").write_text("")
-    assert main(["rouge", "--hyps", str(tmp_path / "e.txt"), "--refs", str(tmp_path / "e.txt"), "--metrics", "rouge1"]) == 0
+    assert main(["rouge", "--hyps", str(tmp_path / "e.txt"), "--refs", str(tmp_path / "e.txt"),
+                 "--metrics", "rouge1"]) == 0
     out = json.loads(capsys.readouterr().out)
     # the mean of zero pairs is undefined: null, not a score of 0
     assert out["n_pairs"] == 0 and out["rouge1"] == {"precision": None, "recall": None, "fmeasure": None}

@@ -36,7 +36,8 @@ TEXTS = st.lists(st.lists(ALPHABET, max_size=30).map("".join), min_size=1, max_s
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(TEXTS)
 def test_builtin_tokenizers_match_twins(texts):
-    for name, twin in [("rouge-score", rouge_score_tokens), ("whitespace", whitespace_tokens), ("char", char_tokens), ("cjk", cjk_tokens)]:
+    for name, twin in [("rouge-score", rouge_score_tokens), ("whitespace", whitespace_tokens),
+                       ("char", char_tokens), ("cjk", cjk_tokens)]:
         spans = tokenize(texts, name)
         got = [[t.lower() if name == "rouge-score" else t for t in spans.token_strings(i)] for i in range(len(texts))]
         assert got == [twin(t) for t in texts], name
@@ -44,7 +45,8 @@ def test_builtin_tokenizers_match_twins(texts):
 
 def test_rouge_score_tokenizer_matches_rouge_score_itself():
     tokenize_mod = pytest.importorskip("rouge_score.tokenize")
-    texts = ["Café naïve résumé", "\u212aelvin İstanbul ǅ", "state-of-the-art U.S. 3.5% e-mail", "ÀÉÎ ÕÜ x", "ⅫⅣ ¹²³", "ﬁne ﬂow"]
+    texts = ["Café naïve résumé", "\u212aelvin İstanbul ǅ", "state-of-the-art U.S. 3.5% e-mail", "ÀÉÎ ÕÜ x",
+             "ⅫⅣ ¹²³", "ﬁne ﬂow"]
     for t in texts:
         spans = tokenize([t], "rouge-score")
         assert [s.lower() for s in spans.token_strings(0)] == tokenize_mod.tokenize(t, None), t
@@ -75,7 +77,8 @@ def test_interning_large_vocabulary_and_long_tokens_across_chunks():
         assert ids.tolist() == expected
     from vecscore.kernels.intern import hash_spans
 
-    exact, _ = intern_spans_exact(spans.buf, spans.starts, spans.ends, hash_spans(spans.buf, spans.starts, spans.ends, IDENTITY), IDENTITY, 3)
+    exact, _ = intern_spans_exact(spans.buf, spans.starts, spans.ends,
+                                  hash_spans(spans.buf, spans.starts, spans.ends, IDENTITY), IDENTITY, 3)
     assert exact.tolist() == expected
 
 
@@ -84,7 +87,8 @@ def test_exact_fallback_interner_compares_bytes():
     rng = np.random.default_rng(4)
     words = ["".join(rng.choice(list("abcdefghij"), rng.integers(1, 12))) for _ in range(3_000)]
     spans = tokenize([" ".join(words)], "whitespace")
-    exact, first = intern_spans_exact(spans.buf, spans.starts, spans.ends, np.zeros(len(spans.starts), np.uint64), IDENTITY, 3)
+    exact, first = intern_spans_exact(spans.buf, spans.starts, spans.ends, np.zeros(len(spans.starts), np.uint64),
+                                      IDENTITY, 3)
     assert exact.tolist() == intern_first_occurrence(words)
     assert [words[i] for i in first] == list(dict.fromkeys(words))
 

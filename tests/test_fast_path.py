@@ -52,7 +52,8 @@ def _eq_both(addr_a, addr_b, a, b, out_ir, out_loop):
         out_loop[count] = swar.pair_eq_bits_loop(addr_a, addr_b, a, b, count)
 
 
-@pytest.mark.parametrize("lo,hi", [(0, 255), (48, 57), (65, 90), (97, 122), (0x80, 0xFF), (32, 32), (200, 255)])  # lo <= hi, as callers pass
+# lo <= hi, as callers pass
+@pytest.mark.parametrize("lo,hi", [(0, 255), (48, 57), (65, 90), (97, 122), (0x80, 0xFF), (32, 32), (200, 255)])
 def test_range_bits_equals_its_twin_at_every_offset_of_a_page(lo, hi):
     rng = np.random.default_rng(lo * 256 + hi)
     buf, m = _page_buffer(rng)
@@ -125,7 +126,8 @@ from vecscore import cache_dir
 name = lambda f: getattr(f, "py_func", f).__name__
 rows = in_place.str_rows(["abc", "déf"])
 r = vecscore.rouge(["the cat sat on the mat", "zwölf Boxkämpfer jagen Viktor"] * 3,
-                   ["the cat is on the mat", "Zwölf Boxkämpfer jagten Viktor quer"] * 3, metrics=["rouge1", "rouge2", "rougeL"])
+                   ["the cat is on the mat", "Zwölf Boxkämpfer jagten Viktor quer"] * 3,
+                   metrics=["rouge1", "rouge2", "rougeL"])
 b = vecscore.sentence_bleu(["the cat sat on the mat .", "a dog , barked (loudly) at 3.5 p.m."] * 3,
                            [["the cat is on the mat .", "the dog barked loudly at 3.5 p.m."] * 3])
 print("RESULT " + json.dumps({

@@ -191,7 +191,8 @@ def _big_input(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _default_sigint():
-    """A shell without job control starts background jobs with SIGINT ignored; the child should see it as a user would."""
+    """A shell without job control starts background jobs with SIGINT ignored; the child should see it as a user
+    would."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 

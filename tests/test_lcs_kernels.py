@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from tests.reference.lcs_py import lcs_length, union_lcs_hits, wlcs_lin, wlcs_perl
 from vecscore import VecscoreError
-from vecscore.kernels.lcs import lcs_length_pairs, union_lcs_hits_pairs
+from vecscore.kernels.lcs import lcs_length_pairs
+from vecscore.kernels.union_lcs import union_lcs_hits_pairs
 from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
@@ -215,7 +216,8 @@ def test_chinese_characters_lcs_is_9():
 
 
 def test_chinese_union_lcs_is_10():
-    ref, h1, h2 = intern(list("矿泉水和纯净水的所含物质不同"), list("矿泉水含有丰富的矿物质元素"), list("纯净水不含矿物质"))
+    ref, h1, h2 = intern(list("矿泉水和纯净水的所含物质不同"), list("矿泉水含有丰富的矿物质元素"),
+                         list("纯净水不含矿物质"))
     assert len(ref) == 14
     assert union_of([([h1, h2], [ref])]).tolist() == [10]
 
@@ -460,7 +462,7 @@ def test_bad_inputs_raise_vecscore_error():
     h = ragged_sents([[[1, 2]]])
     with pytest.raises(VecscoreError, match="hyp_text_sents"):
         union_lcs_hits_pairs(h[0], h[1], np.array([0, 2]), *h, [0], [0])
-    from vecscore.kernels.lcs import check_table_size
+    from vecscore.kernels.union_lcs import check_table_size
 
     with pytest.raises(VecscoreError, match="split the texts"):
         check_table_size(h[1], h[2], h[1], h[2], np.array([0]), np.array([0]), limit=8)

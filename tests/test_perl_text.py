@@ -209,7 +209,8 @@ def test_tokenizer_matches_perl_adversarial(perl_rouge, tmp_path, lcs):
 def _random_texts(n, seed):
     rng = random.Random(seed)
     pieces = ["a", "B", "z", "Q", "0", "9", "-", "--", "_", "$", ".", "'", " ", " ", "  ", "\t", "\n", "\n",
-              "\r", "\x0b", "\x0c", "é", "東", "\u00a0", "\u0085", "\u212a", "the", "mice", "Running", "x-y"]  # fmt: skip
+              "\r", "\x0b", "\x0c", "é", "東", "\u00a0", "\u0085", "\u212a", "the", "mice", "Running",
+              "x-y"]  # fmt: skip
     return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 40))) for _ in range(n)]
 
 
@@ -247,7 +248,8 @@ def _f(out, metric):
 
 def test_harness_skip_bigrams_and_wlcs(perl_rouge, tmp_path):
     hyps = ["police killed the gunman", "a b c", "c b a", "w1 w2 w3 w4 w5", ["w1 w2 w3 w4 w5", "v1 v2 v3 v4 v5"]]
-    refs = [["police kill the gunman"], ["x y c"], ["c y x"], ["w1 w2 w3 w4 w5"], [["w1 w2 w3 w4 w5", "v1 v2 v3 v4 v5"]]]
+    refs = [["police kill the gunman"], ["x y c"], ["c y x"], ["w1 w2 w3 w4 w5"],
+            [["w1 w2 w3 w4 w5", "v1 v2 v3 v4 v5"]]]
     out = perl_rouge.score(hyps, refs, ["-2", "-1", "-U", "-w", "1.2", "-n", "1"], workdir=tmp_path)
     assert out["ROUGE-S*"][0].fmeasure == 0.5
     assert out["ROUGE-SU*"][0].fmeasure == 0.55556

@@ -159,7 +159,8 @@ _batch = st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=3)), min
 @given(_batch, st.sampled_from(plain_bleu.TOKENIZERS), st.booleans())
 def test_statistics_random_texts(batch, tokenize, lowercase):
     hyps, refs = [h for h, _ in batch], [r for _, r in batch]
-    plain, compiled = _both(bleu_statistics, hyps, refs, tokenize=tokenize, lowercase=lowercase, refs_layout="per-example")
+    plain, compiled = _both(bleu_statistics, hyps, refs, tokenize=tokenize, lowercase=lowercase,
+                            refs_layout="per-example")
     assert _same_stats(plain, compiled)
 
 

@@ -141,7 +141,8 @@ def test_lcs_helpers_by_hand():
 
 def test_plain_route_loads_no_numba():
     code = ("import sys, vecscore; r = vecscore.rouge(['the cat sat', 'a dog\\nbarked'], [['the cat', 'a cat sat'], "
-            "'the dog barked'], metrics=['rouge1', 'rouge2', 'rougeL', 'rougeLsum'], stemmer=True, multi_ref='jackknife');"
+            "'the dog barked'], metrics=['rouge1', 'rouge2', 'rougeL', 'rougeLsum'], stemmer=True, "
+            "multi_ref='jackknife');"
             "print('numba' in sys.modules, round(float(r['rouge1'].fmeasure[0]), 6))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"VECSCORE_ROUTE": "auto", "PATH": "/usr/bin:/bin"})

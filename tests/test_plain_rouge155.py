@@ -187,15 +187,19 @@ _WORDS = ["the", "cat", "cats", "sat", "on", "mat", "a", "police", "killed", "gu
 def _text(rng):
     kind = rng.random()
     if kind < 0.1:  # repeated tokens
-        return "\n".join(" ".join([rng.choice(["the", "a", "cat"])] * rng.randint(1, 9)) for _ in range(rng.randint(1, 3)))
+        return "\n".join(" ".join([rng.choice(["the", "a", "cat"])] * rng.randint(1, 9))
+                         for _ in range(rng.randint(1, 3)))
     if kind < 0.2:  # empty, blank and punctuation-only lines, leading whitespace
-        return "\n".join(rng.choice(["cat", "", "  ", " the mat", "\tx y", "-", "mat .", "$"]) for _ in range(rng.randint(1, 6)))
+        return "\n".join(rng.choice(["cat", "", "  ", " the mat", "\tx y", "-", "mat .", "$"])
+                         for _ in range(rng.randint(1, 6)))
     if kind < 0.25:  # long lines
-        return "\n".join(" ".join(rng.choice(_WORDS) for _ in range(rng.randint(20, 70))) for _ in range(rng.randint(2, 5)))
+        return "\n".join(" ".join(rng.choice(_WORDS) for _ in range(rng.randint(20, 70)))
+                         for _ in range(rng.randint(2, 5)))
     return "\n".join(" ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 14))) for _ in range(rng.randint(1, 5)))
 
 
-@pytest.mark.parametrize("flags,extra", OPTION_SETS + [("-n 2 -w 1.2 -2 0 -U -l 7", {}), ("-n 2 -w 2 -2 9 -U -b 23", {}),
+@pytest.mark.parametrize("flags,extra", OPTION_SETS + [("-n 2 -w 1.2 -2 0 -U -l 7", {}),
+                                                        ("-n 2 -w 2 -2 9 -U -b 23", {}),
                                                         ("-n 2 -w 1.2 -2 -1 -U -l 3 -s", {"su_compat": False})],
                          ids=OPTION_IDS + ["-l 7", "-b 23", "-l 3 -s su"])
 def test_adversarial_identical(routes, flags, extra, recwarn):

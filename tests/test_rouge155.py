@@ -57,7 +57,8 @@ def _sentence(rng, lo=1, hi=12):
 def _summary(rng):
     kind = rng.random()
     if kind < 0.1:  # repeated tokens
-        return "\n".join(" ".join([rng.choice(["the", "a", "cat"])] * rng.randint(1, 8)) for _ in range(rng.randint(1, 3)))
+        return "\n".join(" ".join([rng.choice(["the", "a", "cat"])] * rng.randint(1, 8))
+                         for _ in range(rng.randint(1, 3)))
     if kind < 0.2:  # one-token sentences, empty and blank lines
         return "\n".join(rng.choice(["cat", "", "  ", "the", "-", "mat .", "$"]) for _ in range(rng.randint(1, 6)))
     if kind < 0.25:  # long text
@@ -124,7 +125,8 @@ def test_quirk_wlcs_double_f(perl_rouge, tmp_path):
     refs = [[h] for h in hyps]
     out = perl_rouge.score(hyps, refs, ["-w", "1.2"], workdir=tmp_path)["ROUGE-W-1.2"]
     compat = rouge155(hyps, refs, metrics=["rougeW-1.2"], round5=True)["rougeW-1.2"]
-    assert [(o.recall, o.precision, o.fmeasure) for o in out] == list(zip(compat.recall, compat.precision, compat.fmeasure))
+    assert ([(o.recall, o.precision, o.fmeasure) for o in out]
+            == list(zip(compat.recall, compat.precision, compat.fmeasure)))
     assert compat.recall.tolist() == [0.72478, 0.64571] and compat.precision.tolist() == [1.0, 0.8909]
     assert round(5 ** -0.2, 5) == 0.72478
     fixed = rouge155(hyps, refs, metrics=["rougeW"], wlcs_compat=False, round5=False)["rougeW"]
@@ -161,7 +163,8 @@ def test_anchor_multi_reference():
     assert (a["rouge1"].recall[0], a["rouge1"].precision[0], a["rouge1"].fmeasure[0]) == (0.55556, 0.71429, 0.625)
     assert a["rouge2"].fmeasure[0] == 0.21429 and a["rougeL"].fmeasure[0] == 0.5
     b = rouge155(hyp, refs, metrics=["rouge1", "rouge2", "rougeL"], multi_ref="best-recall", round5=True)
-    assert b["rouge1"].fmeasure[0] == 0.61539 and b["rouge2"].fmeasure[0] == 0.18182 and b["rougeL"].fmeasure[0] == 0.63158
+    assert (b["rouge1"].fmeasure[0] == 0.61539 and b["rouge2"].fmeasure[0] == 0.18182
+            and b["rougeL"].fmeasure[0] == 0.63158)
 
 
 def test_anchor_limits_stopwords_stemming():
@@ -175,7 +178,8 @@ def test_anchor_limits_stopwords_stemming():
            for kw in ({}, {"stopwords": True}, {"stem": True}, {"stem": True, "stopwords": True})]
     assert got == [0.15385, 0.0, 0.61539, 1.0]
     # mice -> mouse but mouse -> mous: only "go" and "home" match
-    assert rouge155(["the mice went home"], ["a mouse goes home"], metrics=["rouge1"], stem=True)["rouge1"].fmeasure[0] == 0.5
+    assert rouge155(["the mice went home"], ["a mouse goes home"], metrics=["rouge1"],
+                    stem=True)["rouge1"].fmeasure[0] == 0.5
 
 
 def test_skip_bigram_anchor_and_alpha():
@@ -239,7 +243,8 @@ def test_argv_mapping():
     assert rouge155_args(["-2", "-1", "-U", "-u"]).kwargs["metrics"] == ["rougeL", "rougeSU*"]
     assert rouge155_args(["-b75"]).kwargs["byte_limit"] == 75
     assert rouge155_args([]).kwargs["metrics"] == ["rougeL"]  # the script's default: ROUGE-L only
-    for bad in (["-l", "3", "-b", "4"], ["-f", "C"], ["-p", "2"], ["-w", "0"], ["-3", "H"], ["-q"], ["config.xml"], ["-n"]):
+    for bad in (["-l", "3", "-b", "4"], ["-f", "C"], ["-p", "2"], ["-w", "0"], ["-3", "H"], ["-q"], ["config.xml"],
+                ["-n"]):
         with pytest.raises(VecscoreError):
             rouge155_args(bad)
 
@@ -285,7 +290,8 @@ def _perl_averages(perl_rouge, workdir, hyps, refs, flags):
                      f'</MODEL-ROOT><INPUT-FORMAT TYPE="SPL"></INPUT-FORMAT><PEERS><P ID="1">p{i}</P></PEERS>'
                      f'<MODELS>{"".join(ms)}</MODELS></EVAL>')
     (workdir / "c.xml").write_text("<ROUGE_EVAL>" + "".join(evals) + "</ROUGE_EVAL>")
-    out = subprocess.run(["perl", str(perl_rouge.script), "-e", str(perl_rouge.data), *flags, "-a", str(workdir / "c.xml")],
+    out = subprocess.run(["perl", str(perl_rouge.script), "-e", str(perl_rouge.data), *flags,
+                          "-a", str(workdir / "c.xml")],
                          capture_output=True, text=True, check=True).stdout
     vals = {}
     for metric, k, v in re.findall(r"^1 (ROUGE-\S+) Average_([RPF]): (\S+)", out, re.M):

@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-r155 = importlib.import_module("vecscore.rouge.rouge155.api")  # the module (vecscore.rouge155 is the function)
 from tests.conftest import data_file
 from vecscore.rouge.rouge155.api import (
     perl_average,
@@ -36,6 +35,8 @@ from vecscore.rouge.rouge155.api import (
     script_metric_name,
 )
 from vecscore.text.perl_stemmer import stem as _stem
+
+r155 = importlib.import_module("vecscore.rouge.rouge155.api")  # the module (vecscore.rouge155 is the function)
 
 M_REALSUMM = ["rouge1", "rouge2", "rouge3", "rouge4", "rougeL", "rougeW-1.2", "rougeS4", "rougeSU4"]
 M_SUMMEVAL = ["rouge1", "rouge2", "rougeL", "rougeS4", "rougeSU4"]
@@ -67,7 +68,8 @@ def _assert_exact(res, expected: list[dict], metrics, tag: str, rows=None):
             if rows is not None:
                 got = got[rows]
             bad = np.flatnonzero(np.abs(want - got) > 1e-9)
-            assert bad.size == 0, f"{tag} {sm} {key}: {bad.size} pairs differ, first {bad[0]}: {got[bad[0]]} vs {want[bad[0]]}"
+            assert bad.size == 0, (f"{tag} {sm} {key}: {bad.size} pairs differ, "
+                                   f"first {bad[0]}: {got[bad[0]]} vs {want[bad[0]]}")
 
 
 @pytest.fixture(scope="module")

@@ -56,7 +56,8 @@ def test_rouge_score_unit_vectors_all_cases(shared_data):
             got = vecscore.rouge([c["prediction"]], [c["target"]], metrics=c["rouge_types"], stemmer=c["use_stemmer"])
         for k, exp in c["expected"].items():
             s = got[k]
-            assert (s.precision[0], s.recall[0], s.fmeasure[0]) == pytest.approx((exp["precision"], exp["recall"], exp["fmeasure"]), abs=1e-12), c
+            assert (s.precision[0], s.recall[0], s.fmeasure[0]) == pytest.approx(
+                (exp["precision"], exp["recall"], exp["fmeasure"]), abs=1e-12), c
 
 
 def test_rouge155_parity_realsumm_l_and_w(shared_data):
@@ -70,7 +71,8 @@ def test_rouge155_parity_realsumm_l_and_w(shared_data):
     pairs = data_file(shared_data, "realsumm-cnndm", "realsumm_cnndm_100docs.jsonl")
     keys = [(r["set"], r["system"], r["doc_id"]) for r in map(json.loads, pairs.open(encoding="utf-8"))]
     path = data_file(shared_data, "realsumm-cnndm", "computed_here_rouge155_per_pair.jsonl")
-    by_key = {(r["set"], r["system"], r["doc_id"]): r["rouge155_nostem"] for r in map(json.loads, path.open(encoding="utf-8"))}
+    by_key = {(r["set"], r["system"], r["doc_id"]): r["rouge155_nostem"]
+              for r in map(json.loads, path.open(encoding="utf-8"))}
     perl = [by_key[k] for k in keys]  # the file lists the pairs in another order
     ours = vecscore.rouge(hyps, refs, metrics=["rougeLsum", "rougeW-1.2"], wlcs="rouge155")
     for ours_key, perl_key in [("rougeLsum", "ROUGE-L"), ("rougeW-1.2", "ROUGE-W-1.2")]:
@@ -111,10 +113,12 @@ def test_rouge155_script_on_generated_multi_sentence_pairs(perl_rouge, tmp_path)
 
 def test_mission_document_examples():
     # union LCS, character level: 10 hits over 14 reference and 21 hypothesis characters
-    r = vecscore.rouge(["矿泉水含有丰富的矿物质元素\n纯净水不含矿物质"], ["矿泉水和纯净水的所含物质不同"], metrics=["rougeLsum"], tokenizer="char")
+    r = vecscore.rouge(["矿泉水含有丰富的矿物质元素\n纯净水不含矿物质"], ["矿泉水和纯净水的所含物质不同"],
+                       metrics=["rougeLsum"], tokenizer="char")
     assert (r["rougeLsum"].recall[0], r["rougeLsum"].precision[0]) == (float(Fraction(10, 14)), float(Fraction(10, 21)))
     # the documents claim the LCS below is 自然语言处理 (6); it is 自然语言处理好难啊 (9)
-    r = vecscore.rouge(["我很喜欢自然语言处理，可是好难啊"], ["自然语言处理好难啊，所以我不喜欢"], metrics=["rougeL"], tokenizer="char")
+    r = vecscore.rouge(["我很喜欢自然语言处理，可是好难啊"], ["自然语言处理好难啊，所以我不喜欢"],
+                       metrics=["rougeL"], tokenizer="char")
     assert r.stats["rougeL"]["hits"][0] == 9
     assert r["rougeL"].recall[0] == float(Fraction(9, 16))
 

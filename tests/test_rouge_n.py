@@ -121,7 +121,8 @@ def test_rouge_score_parity_summeval_11_references(shared_data, stem):
 
 def test_rouge_score_unit_vectors(shared_data):
     path = data_file(shared_data, "rouge-score-unit-vectors", "rouge_score_test_vectors.json")
-    cases = [c for c in json.loads(path.read_text())["score_cases"] if all(t.startswith("rouge") and t[5:].isdigit() for t in c["rouge_types"])]
+    cases = [c for c in json.loads(path.read_text())["score_cases"]
+             if all(t.startswith("rouge") and t[5:].isdigit() for t in c["rouge_types"])]
     assert cases
     for c in cases:
         got = vecscore.rouge([c["prediction"]], [c["target"]], metrics=c["rouge_types"], stemmer=c["use_stemmer"])
@@ -131,7 +132,8 @@ def test_rouge_score_unit_vectors(shared_data):
 
 def test_rouge_score_tokenizer_edge_cases():
     # non-ASCII handling follows str.lower(): the Kelvin sign lowercases to ASCII "k"; "İ" to "i" + U+0307
-    texts = ["Café naïve résumé", "\u212aelvin İstanbul", "state-of-the-art U.S. 3.5% e-mail", "Don't stop", "我爱北京", ""]
+    texts = ["Café naïve résumé", "\u212aelvin İstanbul", "state-of-the-art U.S. 3.5% e-mail", "Don't stop",
+             "我爱北京", ""]
     scorer = rouge_scorer.RougeScorer(["rouge1"])
     for t in texts:
         theirs = scorer.score(t, t + " extra words")["rouge1"]
@@ -162,10 +164,13 @@ def test_matches_counter_twin(pairs, n, convention):
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.lists(st.tuples(st.lists(st.integers(0, 5), max_size=10), st.lists(st.integers(0, 5), max_size=10)), min_size=1, max_size=5))
+@given(st.lists(st.tuples(st.lists(st.integers(0, 5), max_size=10), st.lists(st.integers(0, 5), max_size=10)),
+                min_size=1, max_size=5))
 def test_integer_ids_match_token_strings(pairs):
-    ids = vecscore.rouge([np.array(h, dtype=np.int64) for h, _ in pairs], [np.array(r, dtype=np.int64) for _, r in pairs], metrics=["rouge2"])
-    strs = vecscore.rouge([[str(t) for t in h] for h, _ in pairs], [[str(t) for t in r] for _, r in pairs], metrics=["rouge2"])
+    ids = vecscore.rouge([np.array(h, dtype=np.int64) for h, _ in pairs],
+                         [np.array(r, dtype=np.int64) for _, r in pairs], metrics=["rouge2"])
+    strs = vecscore.rouge([[str(t) for t in h] for h, _ in pairs], [[str(t) for t in r] for _, r in pairs],
+                          metrics=["rouge2"])
     np.testing.assert_array_equal(ids["rouge2"].fmeasure, strs["rouge2"].fmeasure)
 
 
@@ -229,7 +234,8 @@ def test_non_empty_text_reduced_to_nothing_warns_once_with_the_fix():
 def test_streams_layout_equals_per_example_layout():
     hyps = ["a b c", "d e f"]
     per_example = vecscore.rouge(hyps, [["a b", "a c"], ["d e", "f"]], metrics=["rouge1"], multi_ref="pooled")
-    streams = vecscore.rouge(hyps, [["a b", "d e"], ["a c", "f"]], metrics=["rouge1"], multi_ref="pooled", refs_layout="streams")
+    streams = vecscore.rouge(hyps, [["a b", "d e"], ["a c", "f"]], metrics=["rouge1"], multi_ref="pooled",
+                             refs_layout="streams")
     np.testing.assert_array_equal(per_example["rouge1"].fmeasure, streams["rouge1"].fmeasure)
     with pytest.raises(VecscoreError, match="stream 1 has 1 references but there are 2"):
         vecscore.rouge(hyps, [["a", "b"], ["a"]], refs_layout="streams")

@@ -44,7 +44,8 @@ HYPS, REFS = _pairs(120, seed=1)
 MHYPS, MREFS = _pairs(90, seed=2, max_refs=3)
 SPECS = {
     "rouge": (RougeSpec(("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW"), {"stemmer": True}), HYPS, REFS),
-    "rouge-pooled-multi": (RougeSpec(("rouge1", "rougeL", "rougeW-1.5"), {"multi_ref": "pooled", "alpha": 0.3}), MHYPS, MREFS),
+    "rouge-pooled-multi": (RougeSpec(("rouge1", "rougeL", "rougeW-1.5"), {"multi_ref": "pooled", "alpha": 0.3}),
+                           MHYPS, MREFS),
     "rouge-jackknife": (RougeSpec(("rouge2", "rougeLsum"), {"multi_ref": "jackknife"}), MHYPS, MREFS),
     "rouge155": (Rouge155Spec(("rouge1", "rougeL", "rougeW-1.2", "rougeS4", "rougeSU*"), {"stem": True}), MHYPS, MREFS),
     "bleu": (BleuSpec({"tokenize": "13a"}), MHYPS, MREFS),

@@ -1,8 +1,8 @@
 """vecscore's exception and warning classes."""
 from __future__ import annotations
 
-__all__ = ["VecscoreError", "MissingDependencyError", "RowError", "EmptyTokenizationWarning", "UndefinedMetricWarning", "VecscoreWarning",
-           "warn"]
+__all__ = ["VecscoreError", "MissingDependencyError", "RowError", "EmptyTokenizationWarning", "UndefinedMetricWarning",
+           "VecscoreWarning", "warn"]
 
 
 class VecscoreError(ValueError):
@@ -47,9 +47,11 @@ def warn(message: str, category: type[Warning] = VecscoreWarning) -> None:
     import os
     import sys
     import warnings
+    from types import FrameType
 
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(1), 2  # level 1 would be this function
+    frame: FrameType | None = sys._getframe(1)
+    level = 2  # level 1 would be this function
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

@@ -18,9 +18,10 @@ the small-batch route (the ``plain`` module of each metric) start here.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import chain
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ REFS_LAYOUTS = ("per-example", "streams")
 AUTO_LAYOUT = "auto"
 
 
-def as_rows(rows, what: str) -> list:
+def as_rows(rows: Any, what: str) -> list:
     """The user's rows as one list, read once: any iterable, by iteration (never by index).
 
     A pandas Series after filtering (an index without 0), a generator, a
@@ -82,7 +83,7 @@ def plain_str(items: list) -> list:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def check_unicode(rows, what: str) -> None:
+def check_unicode(rows: Sequence[Any], what: str) -> None:
     """Refuse text that is not valid Unicode: a lone surrogate (from bytes decoded with ``surrogateescape``
     or a broken JSON escape) cannot be encoded, and the official tools disagree on what it is.
 
@@ -107,7 +108,7 @@ def check_unicode(rows, what: str) -> None:
             check_unicode(x, f"{what}[{i}]")
 
 
-def user_row(row: int, hyps, refs, refs_layout: str = "per-example") -> str:
+def user_row(row: int, hyps: Sequence[Any], refs: Sequence[Any], refs_layout: str = "per-example") -> str:
     """The user's name of text ``row`` of a call (hypotheses first, then the flattened references)."""
     n_pairs = len(hyps)
     if row < n_pairs:
@@ -125,7 +126,7 @@ def user_row(row: int, hyps, refs, refs_layout: str = "per-example") -> str:
 
 
 @contextmanager
-def unicode_errors(hyps, refs):
+def unicode_errors(hyps: Any, refs: Any) -> Iterator[None]:
     """On the compiled route: an encoding failure becomes :func:`check_unicode`'s error naming the row.
 
     (The plain route checks up front; on a large batch that pass would cost
@@ -141,7 +142,7 @@ def unicode_errors(hyps, refs):
 
 
 @contextmanager
-def rows_named(hyps, refs, refs_layout: str = "per-example"):
+def rows_named(hyps: Any, refs: Any, refs_layout: str = "per-example") -> Iterator[None]:
     """Turn a :class:`~vecscore.errors.RowError` raised inside the block into the user's terms."""
     try:
         yield
@@ -150,7 +151,8 @@ def rows_named(hyps, refs, refs_layout: str = "per-example"):
         raise VecscoreError(exc.template.format(row=name)) from None
 
 
-def batch_rows(hyps, refs, refs_layout: str = "per-example") -> tuple[str, list, np.ndarray]:
+def batch_rows(hyps: Sequence[Any], refs: Sequence[Any],
+               refs_layout: str = "per-example") -> tuple[str, list, np.ndarray]:
     """``(kind, rows, ref_ptr)`` of a checked batch: every text, hypotheses first, then the flattened references.
 
     The references of pair ``i`` are rows ``n + ref_ptr[i] .. n + ref_ptr[i + 1]``.
@@ -162,7 +164,7 @@ def batch_rows(hyps, refs, refs_layout: str = "per-example") -> tuple[str, list,
     return kind, hyps + flat_refs, ref_ptr
 
 
-def input_kind(hyps) -> str:
+def input_kind(hyps: Sequence[Any]) -> str:
     """``"text"``, ``"tokens"`` or ``"ids"``, from the first hypothesis."""
     if len(hyps) == 0:
         return "text"
@@ -200,7 +202,7 @@ def _all_str(rows) -> bool:
     return set(map(type, rows)) <= {str}
 
 
-def check_units(rows, kind: str, what: str) -> None:
+def check_units(rows: Sequence[Any], kind: str, what: str) -> None:
     if kind == "text" and _all_str(rows):
         return
     bad = next((i for i, x in enumerate(rows) if not _is_unit(x, kind)), None)
@@ -225,7 +227,7 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def resolve_layout(refs, n_pairs: int, refs_layout: str) -> str:
+def resolve_layout(refs: Any, n_pairs: int, refs_layout: str) -> str:
     """The layout of ``refs``: ``refs_layout`` itself, or under ``"auto"`` the one that fits.
 
     ``"auto"`` (sacreBLEU's function names use it) never guesses: sacreBLEU's
@@ -254,7 +256,8 @@ def resolve_layout(refs, n_pairs: int, refs_layout: str) -> str:
     )
 
 
-def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-example"):
+def normalize_refs(refs: Any, n_pairs: int, kind: str,
+                   refs_layout: str = "per-example") -> tuple[list, np.ndarray]:
     """Flatten references into ``(flat_refs, ref_ptr)``; errors name the row."""
     if refs_layout not in (*REFS_LAYOUTS, AUTO_LAYOUT):
         raise VecscoreError(f"refs_layout must be one of {(*REFS_LAYOUTS, AUTO_LAYOUT)}, not {refs_layout!r}")
@@ -307,7 +310,8 @@ def normalize_refs(refs, n_pairs: int, kind: str, refs_layout: str = "per-exampl
             raise VecscoreError(f"refs[{i}] is {r!r:.60}; expected {_UNIT_NAME[kind]} or a list of them")
         if len(r) == 0:
             hint = " (write [[]] for one empty reference)" if kind != "text" else ""
-            raise VecscoreError(f"refs[{i}] is an empty list of references; every pair needs at least one reference{hint}")
+            raise VecscoreError(f"refs[{i}] is an empty list of references; "
+                                f"every pair needs at least one reference{hint}")
         bad = next((j for j, x in enumerate(r) if not _is_unit(x, kind)), None)
         if bad is not None:
             raise VecscoreError(f"refs[{i}][{bad}] is {r[bad]!r:.60}, not {_UNIT_NAME[kind]}")
@@ -345,7 +349,7 @@ def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray) -> None:
     empty = np.flatnonzero(lengths == 0)
     if empty.size == 0:
         return
-    lost = [int(i) for i in empty if rows[i].strip()]
+    lost = [int(i) for i in empty if rows[int(i)].strip()]
     if lost:
         warn(
             f"{len(lost)} non-empty text(s) were reduced to zero tokens by the tokenizer (first: text {lost[0]}, "

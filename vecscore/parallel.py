@@ -46,7 +46,8 @@ def resolve_workers(workers) -> int | None:
             else:
                 raise TypeError
         except TypeError:
-            raise VecscoreError(f"workers must be an int (1..{max_threads()}, or -1 for all), got {workers!r}") from None
+            raise VecscoreError(f"workers must be an int (1..{max_threads()}, or -1 for all), "
+                                f"got {workers!r}") from None
     top = max_threads()
     if workers == -1:
         return top

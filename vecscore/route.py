@@ -21,7 +21,8 @@ kind of work (:data:`COST`), is at most :data:`PLAIN_MAX_CHARS`: about half a
 second of Python on a current core, which is also what the compiled route
 needs just to load numba and its cached kernels.  Below that the plain route
 wins whether the kernel cache is warm or cold; above it a warm cache wins,
-and a cold one compiles first (``vecscore warmup`` does that ahead of time).  ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
+and a cold one compiles first (``vecscore warmup`` does that ahead of time).
+``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 """
 from __future__ import annotations

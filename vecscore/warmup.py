@@ -78,9 +78,11 @@ def _bleu() -> None:
     corpus_bleu(_ZH[0], [[r[0] for r in _ZH[1]]], tokenize="zh", refs_layout="streams")
     sentence_bleu(_ZH[0], [r[0] for r in _ZH[1]], tokenize="zh")
     BLEU(references=streams).corpus_score(_HYPS)
+    tok_hyps = [h.split() for h in _HYPS]
+    tok_refs = [[r.split() for r in rs] for rs in _REFS]
     for method in range(8):
-        nltk_corpus_bleu(_HYPS, _REFS, smoothing=method)
-        nltk_sentence_bleu(_HYPS, _REFS, smoothing=method)
+        nltk_corpus_bleu(tok_hyps, tok_refs, smoothing=f"method{method}")
+        nltk_sentence_bleu(tok_hyps, tok_refs, smoothing=f"method{method}")
 
 
 def _rouge155() -> None:
@@ -92,11 +94,31 @@ def _rouge155() -> None:
 
 
 #: what ``vecscore warmup --only`` accepts, in the order they run
+def _chrf() -> None:
+    from vecscore.chrf.api import CHRF
+
+    streams = [[r[k] for r in _REFS] for k in range(2)]
+    for word_order in (0, 2):
+        CHRF(word_order=word_order).corpus_score(_HYPS, streams)
+        CHRF(word_order=word_order, whitespace=True, lowercase=True).sentence_scores(_HYPS, streams)
+    CHRF().corpus_score(_ZH[0], [[r[0] for r in _ZH[1]]])
+
+
+def _ter() -> None:
+    from vecscore.ter.api import TER
+
+    streams = [[r[k] for r in _REFS] for k in range(2)]
+    TER().corpus_score(_HYPS, streams)
+    TER(normalized=True, asian_support=True).corpus_score(_ZH[0], [[r[0] for r in _ZH[1]]])
+
+
 GROUPS: dict[str, Callable[[], None]] = {
     "rouge": _rouge,
     "bleu": _bleu,
     "rouge155": _rouge155,
     "rouge-weighted": _rouge_weighted,
+    "chrf": _chrf,
+    "ter": _ter,
 }
 
 

@@ -148,7 +148,8 @@ def build_data_dir(dest: Path, release: Path | None = None) -> Path:
                    capture_output=True)  # fmt: skip
     shutil.copy(release / "data" / "smart_common_words.txt", dest / "smart_common_words.txt")
     count = subprocess.run(
-        ["perl", "-MDB_File", "-e", 'tie %h,"DB_File",$ARGV[0],O_RDONLY,0440,$DB_HASH or die; print scalar(keys %h)', str(db)],
+        ["perl", "-MDB_File", "-e",
+         'tie %h,"DB_File",$ARGV[0],O_RDONLY,0440,$DB_HASH or die; print scalar(keys %h)', str(db)],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     if int(count) < 5000:

@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import methodcaller
+from typing import Any
 
 import numpy as np
 
@@ -285,7 +286,7 @@ def _stats(hyps, refs, opts: _Options, refs_layout: str):
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
     layout = resolve_layout(refs, len(hyps), _check_layout(refs_layout))
-    options = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
+    options: dict[str, Any] = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
     if plain is not None:
         stats = plain_bleu.bleu_stats(*plain, max_order=opts.max_ngram_order,
@@ -350,8 +351,9 @@ def _check_stats(stats, opts: _Options) -> BleuStats:
 # --- functions -------------------------------------------------------------------------------
 
 
-def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, max_ngram_order: int = 4,
-                    brevity_penalty: str = "closest", refs_layout: str = "auto") -> BleuStats:
+def bleu_statistics(hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str = "13a", lowercase: bool = False,
+                    max_ngram_order: int = 4, brevity_penalty: str = "closest",
+                    refs_layout: str = "auto") -> BleuStats:
     """Per-pair int64 BLEU statistics (see :mod:`vecscore.bleu.compiled`).
 
     Corpus BLEU of any subset (bootstrap samples, chunks of a stream, shards of
@@ -364,9 +366,9 @@ def bleu_statistics(hyps, refs, *, tokenize: str = "13a", lowercase: bool = Fals
 
 @accepts_workers
 def corpus_bleu(
-    hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
-    smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = False,
-    brevity_penalty: str = "closest", refs_layout: str = "auto", force: bool = False,
+    hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str = "13a", lowercase: bool = False,
+    smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
+    effective_order: bool = False, brevity_penalty: str = "closest", refs_layout: str = "auto", force: bool = False,
 ) -> BLEUScore:
     """Corpus BLEU (0..100), as ``sacrebleu.corpus_bleu``.
 
@@ -421,9 +423,9 @@ def corpus_bleu(
 
 @accepts_workers
 def sentence_bleu(
-    hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
-    smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = True,
-    brevity_penalty: str = "closest", refs_layout: str = "auto",
+    hyps: str | Iterable[Any], refs: Iterable[Any], *, tokenize: str = "13a", lowercase: bool = False,
+    smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
+    effective_order: bool = True, brevity_penalty: str = "closest", refs_layout: str = "auto",
 ) -> BLEUScores | BLEUScore:
     """Sentence BLEU (0..100) of every pair in one call, or of one hypothesis as sacreBLEU.
 
@@ -460,7 +462,7 @@ def sentence_bleu(
     return _sentence_result(stats, opts, formulas)
 
 
-def corpus_bleu_from_stats(stats: BleuStats, **options) -> BLEUScore:
+def corpus_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScore:
     """Corpus BLEU from (e.g. concatenated or resampled) statistics.
 
     ``options`` are :func:`corpus_bleu`'s scoring options (``smooth_method``,
@@ -473,7 +475,7 @@ def corpus_bleu_from_stats(stats: BleuStats, **options) -> BLEUScore:
     return _corpus_result(_check_stats(stats, opts), opts)
 
 
-def sentence_bleu_from_stats(stats: BleuStats, **options) -> BLEUScores:
+def sentence_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScores:
     """Sentence BLEU of every row of ``stats`` (options as :func:`sentence_bleu`)."""
     options.setdefault("max_ngram_order", stats.max_order)
     options.setdefault("effective_order", True)
@@ -527,7 +529,8 @@ class BLEU:
 
     def __init__(self, *, lowercase: bool = False, force: bool = False, tokenize: str = "13a",
                  smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
-                 effective_order: bool = False, brevity_penalty: str = "closest", references=None,
+                 effective_order: bool = False, brevity_penalty: str = "closest",
+                 references: Iterable[Any] | None = None,
                  refs_layout: str = "streams"):
         self._opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                               brevity_penalty, force)
@@ -569,6 +572,7 @@ class BLEU:
     def _cached_stats(self, hyps, kind: str):
         """``(stats, formulas)`` against the cached references, on the route they were cached for."""
         c = self._cache
+        assert c is not None  # the callers check for cached references first
         if kind != c.kind:
             raise VecscoreError(f"hyps are {kind} but the cached references are {c.kind}")
         if len(hyps) != c.n_pairs:
@@ -594,17 +598,17 @@ class BLEU:
         self._nrefs = stats.nrefs_label()
         return stats, formulas
 
-    def statistics(self, hyps, refs=None) -> BleuStats:
+    def statistics(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BleuStats:
         """Per-pair statistics against ``refs`` or, if None, the cached references."""
         return self._statistics(hyps, refs)[0]
 
-    def corpus_score(self, hyps, refs=None) -> BLEUScore:
+    def corpus_score(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScore:
         """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones)."""
         stats, formulas = self._statistics(hyps, refs)
         _warn_tokenized(hyps, input_kind(hyps), self._opts)
         return _corpus_result(stats, self._opts, formulas)
 
-    def sentence_scores(self, hyps, refs=None) -> BLEUScores:
+    def sentence_scores(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScores:
         """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
         stats, formulas = self._statistics(hyps, refs)
         return _sentence_result(stats, self._opts, formulas)

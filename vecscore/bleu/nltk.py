@@ -21,6 +21,9 @@ numbers bit for bit; :mod:`vecscore.route`), others the compiled route.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
 import numpy as np
 
 from vecscore.bleu import formulas as bf
@@ -108,10 +111,12 @@ def _compiled_stats(hyps, refs, **options):
 
 
 def nltk_corpus_bleu(
-    hyps, refs, *, weights=DEFAULT_WEIGHTS, smoothing=None, epsilon: float = 0.1, alpha: float = 5, k: float = 5,
+    hyps: Iterable[Any], refs: Iterable[Any], *,
+    weights: Sequence[float] | Sequence[Sequence[float]] = DEFAULT_WEIGHTS,
+    smoothing: str | Callable[..., Any] | None = None, epsilon: float = 0.1, alpha: float = 5, k: float = 5,
     auto_reweigh: bool = False, brevity_penalty: str = "closest", tokenize: str | None = None,
     lowercase: bool = False, refs_layout: str = "per-example", on_error: str = "raise",
-):
+) -> float | np.ndarray:
     """``nltk.translate.bleu_score.corpus_bleu(refs, hyps, ...)`` (0..1).
 
     Parameters
@@ -155,7 +160,9 @@ def nltk_corpus_bleu(
 
 
 def nltk_sentence_bleu(
-    hyps, refs, *, weights=DEFAULT_WEIGHTS, smoothing=None, epsilon: float = 0.1, alpha: float = 5, k: float = 5,
+    hyps: Iterable[Any], refs: Iterable[Any], *,
+    weights: Sequence[float] | Sequence[Sequence[float]] = DEFAULT_WEIGHTS,
+    smoothing: str | Callable[..., Any] | None = None, epsilon: float = 0.1, alpha: float = 5, k: float = 5,
     auto_reweigh: bool = False, brevity_penalty: str = "closest", tokenize: str | None = None,
     lowercase: bool = False, refs_layout: str = "per-example", on_error: str = "raise",
 ) -> np.ndarray:

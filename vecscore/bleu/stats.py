@@ -24,10 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vecscore.errors import VecscoreError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["BREVITY_PENALTIES", "BleuStats", "check_brevity_penalty"]
 
@@ -69,7 +73,8 @@ class BleuStats:
     nrefs: np.ndarray
 
     @classmethod
-    def from_arrays(cls, sys_len, ref_len, correct, total, nrefs=None) -> BleuStats:
+    def from_arrays(cls, sys_len: npt.ArrayLike, ref_len: npt.ArrayLike, correct: npt.ArrayLike,
+                    total: npt.ArrayLike, nrefs: npt.ArrayLike | None = None) -> BleuStats:
         """Validate and wrap arrays (``correct``/``total`` of shape ``(N, K)``)."""
         sys_len = np.asarray(sys_len, dtype=np.int64).reshape(-1)
         ref_len = np.asarray(ref_len, dtype=np.int64).reshape(-1)
@@ -87,7 +92,7 @@ class BleuStats:
         return cls(sys_len, ref_len, correct, total, nrefs)
 
     @classmethod
-    def from_sacrebleu(cls, stats, max_order: int = 4) -> BleuStats:
+    def from_sacrebleu(cls, stats: npt.ArrayLike, max_order: int = 4) -> BleuStats:
         """From sacreBLEU's per-segment lists ``[hyp_len, ref_len, correct..., total...]``."""
         a = np.asarray(stats, dtype=np.int64).reshape(-1, 2 + 2 * max_order)
         return cls.from_arrays(a[:, 0], a[:, 1], a[:, 2 : 2 + max_order], a[:, 2 + max_order :])
@@ -114,7 +119,7 @@ class BleuStats:
     def max_order(self) -> int:
         return self.correct.shape[1]
 
-    def take(self, index) -> BleuStats:
+    def take(self, index: npt.ArrayLike | slice) -> BleuStats:
         """The pairs ``index`` (an index array, boolean mask or slice), e.g. a bootstrap sample."""
         return BleuStats(*(getattr(self, f)[index] for f in _FIELDS))
 
@@ -132,7 +137,7 @@ class BleuStats:
         """sacreBLEU's layout: one row ``[hyp_len, ref_len, correct..., total...]`` per pair."""
         return np.column_stack([self.sys_len, self.ref_len, self.correct, self.total])
 
-    def nrefs_label(self):
+    def nrefs_label(self) -> int | str:
         """``nrefs`` as the signature prints it: an int, or ``"var"``."""
         if len(self.nrefs) == 0:
             return 0

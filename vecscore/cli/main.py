@@ -81,24 +81,29 @@ def _io_parent() -> argparse.ArgumentParser:
     g = p.add_argument_group("input (plain text: --hyps/--refs; structured: --input)")
     g.add_argument("--hyps", help="system outputs, one segment per line ('-' for stdin)")
     g.add_argument("--refs", action="append", help="references, one per line, aligned with --hyps; repeat for several")
-    g.add_argument("--input", help="one file with hypothesis and reference columns: .jsonl, .csv, .tsv, .parquet ('-' for stdin)")
-    g.add_argument("--input-format", choices=["jsonl", "csv", "tsv", "parquet"], help="format of --input (default: from its extension)")
+    g.add_argument("--input",
+                   help="one file with hypothesis and reference columns: .jsonl, .csv, .tsv, .parquet ('-' for stdin)")
+    g.add_argument("--input-format", choices=["jsonl", "csv", "tsv", "parquet"],
+                   help="format of --input (default: from its extension)")
     g.add_argument("--hyp-column", default="hyp", help="hypothesis column of --input (default: %(default)s)")
     g.add_argument("--ref-column", action="append", help="reference column: a string or a list of strings; repeat for "
                    "several columns (default: ref)")
-    g.add_argument("--keep", nargs="+", metavar="COL", help="input columns to copy into per-pair outputs (plain text: hyp, ref, ref1, ...)")
+    g.add_argument("--keep", nargs="+", metavar="COL",
+                   help="input columns to copy into per-pair outputs (plain text: hyp, ref, ref1, ...)")
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", default="-", help="output file ('-': stdout, the default); written atomically")
     o.add_argument("--format", choices=OUTPUT_FORMATS, help="json: corpus summary; jsonl/csv/tsv/parquet: one row per "
                    "pair (default: from the --output extension, else json)")
-    o.add_argument("--per-pair", action="store_true", help="one row per pair (JSON Lines unless --format says otherwise)")
+    o.add_argument("--per-pair", action="store_true",
+                   help="one row per pair (JSON Lines unless --format says otherwise)")
     o.add_argument("--stats", action="store_true", help="add the per-pair int64 sufficient statistics to per-pair rows")
     o.add_argument("--summary", metavar="FILE", help="also write the corpus summary (JSON) here ('-': stdout)")
     r = p.add_argument_group("run")
     r.add_argument("--chunk-size", type=_positive_int, default=DEFAULT_CHUNK_SIZE, help="pairs read and scored at a "
                    "time; bounds memory, never changes results (default: %(default)s)")
     r.add_argument("--workers", type=int, help="numba threads (default: all cores; -1: all)")
-    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
+    r.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress bar (it is off anyway when stderr is not a terminal)")
     return p
 
 
@@ -110,13 +115,15 @@ def _rouge_options(p: argparse.ArgumentParser, with_metrics: bool) -> None:
     g.add_argument("--tokenizer", default="rouge-score", choices=TOKENIZERS)
     g.add_argument("--stem", action="store_true", help="Porter stemming, as rouge-score's use_stemmer=True")
     g.add_argument("--stopwords", metavar="FILE", help="remove these tokens (one per line)")
-    g.add_argument("--multi-ref", default="best", choices=MULTI_REF, help="multi-reference convention (default: %(default)s)")
+    g.add_argument("--multi-ref", default="best", choices=MULTI_REF,
+                   help="multi-reference convention (default: %(default)s)")
     weight = g.add_mutually_exclusive_group()
     weight.add_argument("--alpha", type=float, help="F = PR / ((1-alpha)P + alpha R), as ROUGE-1.5.5 -p")
     weight.add_argument("--beta", type=float, help="F-beta instead of F1")
     g.add_argument("--sentence-splitter", default="newline", choices=SENTENCE_SPLITTERS,
                    help="sentences for rougeLsum/rougeW (default: %(default)s)")
-    g.add_argument("--wlcs", default="rouge155", choices=["rouge155", "textbook"], help="ROUGE-W flavour (default: %(default)s)")
+    g.add_argument("--wlcs", default="rouge155", choices=["rouge155", "textbook"],
+                   help="ROUGE-W flavour (default: %(default)s)")
 
 
 def _bleu_options(p: argparse.ArgumentParser, effective_default: bool) -> None:
@@ -168,11 +175,13 @@ def _rouge155_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--multi-ref", default="pooled", choices=["pooled", "best-recall"], help="-f A (pooled) or -f B")
     g.add_argument("--alpha", type=float, default=0.5, help="-p (default: %(default)s)")
     g.add_argument("--round5", action="store_true", help="round P and R to 5 decimals, then F, as the script prints")
-    g.add_argument("--no-compat", action="store_true", help="correct the script's quirks (SU last unigram, W recall, -b LCS)")
+    g.add_argument("--no-compat", action="store_true",
+                   help="correct the script's quirks (SU last unigram, W recall, -b LCS)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vecscore", description="Fast BLEU and ROUGE, identical to the official tools.")
+    parser = argparse.ArgumentParser(prog="vecscore",
+                                     description="Fast BLEU and ROUGE, identical to the official tools.")
     parser.add_argument("--version", action="version", version=f"vecscore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     io_parent = _io_parent()
@@ -191,11 +200,13 @@ def build_parser() -> argparse.ArgumentParser:
     _bleu_options(b, effective_default=False)
     b.set_defaults(func=run_bleu, sentence=False)
 
-    s = sub.add_parser("sentence-bleu", parents=[io_parent, case], help="sentence BLEU per pair, as sacrebleu.sentence_bleu")
+    s = sub.add_parser("sentence-bleu", parents=[io_parent, case],
+                       help="sentence BLEU per pair, as sacrebleu.sentence_bleu")
     _bleu_options(s, effective_default=True)
     s.set_defaults(func=run_bleu, sentence=True)
 
-    c = sub.add_parser("chrf", parents=[io_parent], help="corpus chrF / chrF++, as sacreBLEU (--per-pair: sentence chrF)")
+    c = sub.add_parser("chrf", parents=[io_parent],
+                       help="corpus chrF / chrF++, as sacreBLEU (--per-pair: sentence chrF)")
     _chrf_options(c)
     c.set_defaults(func=run_chrf)
 
@@ -217,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("warmup", help="compile and cache every kernel now (for images and cluster nodes)",
                        description="Compile the kernels of every metric once and store them in the cache folder, so "
                        "that no later process compiles (small batches never do).")
-    w.add_argument("--only", nargs="+", metavar="GROUP", help="rouge, bleu, rouge155, rouge-weighted (default: all)")
+    w.add_argument("--only", nargs="+", metavar="GROUP",
+                   help="rouge, bleu, rouge155, rouge-weighted, chrf, ter (default: all)")
     w.set_defaults(func=run_warmup)
     return parser
 
@@ -252,7 +264,8 @@ def rouge155_spec(args) -> Rouge155Spec:
 
     if args.script_options is not None:
         if args.metrics:
-            raise VecscoreError("give the metrics either with --metrics or in --script-options (-n, -2, -u, -w), not both")
+            raise VecscoreError("give the metrics either with --metrics or in --script-options (-n, -2, -u, -w), not "
+                                "both")
         kwargs = dict(rouge155_args(args.script_options.split()).kwargs)
         metrics = kwargs.pop("metrics")
         return Rouge155Spec(tuple(metrics), kwargs)
@@ -283,7 +296,8 @@ def open_rows(args, keep):
             rows = _select_text(rows, keep, len(args.refs))
         return rows, count_lines(args.hyps)
     if args.input is None:
-        raise VecscoreError("no input: give --hyps FILE --refs FILE (plain text) or --input FILE (jsonl/csv/tsv/parquet)")
+        raise VecscoreError("no input: give --hyps FILE --refs FILE (plain text) or --input FILE "
+                            "(jsonl/csv/tsv/parquet)")
     fmt = detect_format(args.input, args.input_format)
     if fmt == "text":
         raise VecscoreError(f"{args.input} looks like plain text: give it with --hyps/--refs, or say --input-format")
@@ -340,7 +354,8 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
     default = "jsonl" if conditions else ("jsonl" if args.per_pair else "json")
     fmt = _per_pair_format(args, default)
     if conditions and fmt == "json":
-        raise VecscoreError("filter writes rows: use --format jsonl, csv, tsv or parquet (or an -o with that extension)")
+        raise VecscoreError("filter writes rows: use --format jsonl, csv, tsv or parquet (or an -o with that "
+                            "extension)")
     per_pair = fmt != "json"
     keep = keep if keep is not None else args.keep
     rows_iter, total = open_rows(args, keep if per_pair else None)

@@ -95,7 +95,8 @@ def score_dataset(
     """
     ray = _ray()
     spec = _spec(spec, metrics, rouge_options, bleu_options, rouge155_options)
-    size = dict(min_size=num_actors[0], max_size=num_actors[1]) if isinstance(num_actors, tuple) else dict(size=num_actors)
+    size = (dict(min_size=num_actors[0], max_size=num_actors[1]) if isinstance(num_actors, tuple)
+            else dict(size=num_actors))
     return ds.map_batches(
         RayScorer,
         fn_constructor_kwargs=dict(spec=spec, hyp_column=hyp_column, ref_columns=ref_columns, stats=stats,

@@ -38,7 +38,8 @@ def _first_null(column) -> int | None:
 
 def _is_string(t) -> bool:
     pa = _pa()
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or getattr(pa.types, "is_string_view", lambda _: False)(t)
+    return (pa.types.is_string(t) or pa.types.is_large_string(t)
+            or getattr(pa.types, "is_string_view", lambda _: False)(t))
 
 
 def _is_string_list(t) -> bool:
@@ -74,7 +75,8 @@ def table_inputs(table, hyp_column: str, ref_columns: Sequence[str], *, source: 
     for c in ref_columns:
         col = table.column(c)
         if not (_is_string(col.type) or _is_string_list(col.type)):
-            raise VecscoreError(f"{source}: column {c!r} has type {col.type}; references must be string or list<string>")
+            raise VecscoreError(f"{source}: column {c!r} has type {col.type}; "
+                                "references must be string or list<string>")
         bad = _first_null(col)
         if bad is not None:
             raise VecscoreError(f"{where(bad)}: {c!r} is null; give a string (or a non-empty list of strings)")
@@ -98,7 +100,8 @@ def table_inputs(table, hyp_column: str, ref_columns: Sequence[str], *, source: 
 
 
 def _list_offsets(col) -> np.ndarray:
-    lengths = np.asarray(col.combine_chunks().value_lengths() if hasattr(col, "combine_chunks") else col.value_lengths())
+    lengths = np.asarray(col.combine_chunks().value_lengths() if hasattr(col, "combine_chunks")
+                         else col.value_lengths())
     out = np.zeros(len(lengths) + 1, np.int64)
     np.cumsum(np.nan_to_num(lengths).astype(np.int64), out=out[1:])
     return out

@@ -174,7 +174,8 @@ class RowChunk:
 # --------------------------------------------------------------------------------------
 
 
-def iter_text(hyp_path: str, ref_paths: Sequence[str], *, chunk_size: int, keep_text: bool = False) -> Iterator[RowChunk]:
+def iter_text(hyp_path: str, ref_paths: Sequence[str], *, chunk_size: int,
+              keep_text: bool = False) -> Iterator[RowChunk]:
     """Chunks of aligned lines; a line-count mismatch is an error before anything is scored.
 
     Regular files are counted first (cheap), so a mismatch stops the run
@@ -220,7 +221,8 @@ def iter_text(hyp_path: str, ref_paths: Sequence[str], *, chunk_size: int, keep_
 
 
 def _text_mismatch(files, blocks, paths, start):
-    counts = [start + len(b) + (sum(1 for _ in f) if len(b) == max(map(len, blocks)) else 0) for f, b in zip(files, blocks)]
+    counts = [start + len(b) + (sum(1 for _ in f) if len(b) == max(map(len, blocks)) else 0)
+              for f, b in zip(files, blocks)]
     for p, n in zip(paths[1:], counts[1:]):
         if n != counts[0]:
             raise VecscoreError(_mismatch(p, n, paths[0], counts[0]))
@@ -287,7 +289,8 @@ def _jsonl_rows(f, source):
         line = i + 1
         text = _decode(raw, source, line)
         if not text.strip():
-            raise VecscoreError(f"{source}, line {line}: blank line; JSON Lines needs one JSON object per line (remove it)")
+            raise VecscoreError(f"{source}, line {line}: blank line; "
+                                "JSON Lines needs one JSON object per line (remove it)")
         try:
             rec = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -300,7 +303,8 @@ def _jsonl_rows(f, source):
         yield line, rec
 
 
-def iter_jsonl(path: str, *, hyp_column: str, ref_columns: Sequence[str], keep=None, chunk_size: int) -> Iterator[RowChunk]:
+def iter_jsonl(path: str, *, hyp_column: str, ref_columns: Sequence[str], keep=None,
+               chunk_size: int) -> Iterator[RowChunk]:
     """JSON Lines: one object per line; ``keep`` is ``None``, ``"all"`` or a list of pass-through keys."""
     f = _open_binary(path)
     try:
@@ -332,7 +336,8 @@ def _csv_rows(f, source, delimiter, required):
             yield line, dict(zip(header, row))
             line = reader.line_num + 1
     except csv.Error as exc:
-        raise VecscoreError(f"{source}, line {reader.line_num or line}: malformed row ({exc}); fix its quoting") from None
+        raise VecscoreError(f"{source}, line {reader.line_num or line}: malformed row ({exc}); "
+                            "fix its quoting") from None
     except UnicodeDecodeError as exc:
         raise VecscoreError(f"{source}, line {reader.line_num + 1}: not valid UTF-8 ({exc.reason}); convert the file "
                             "to UTF-8") from None
@@ -371,7 +376,8 @@ def _pyarrow():
     return pa, pq
 
 
-def iter_parquet(path: str, *, hyp_column: str, ref_columns: Sequence[str], keep=None, chunk_size: int) -> Iterator[RowChunk]:
+def iter_parquet(path: str, *, hyp_column: str, ref_columns: Sequence[str], keep=None,
+                 chunk_size: int) -> Iterator[RowChunk]:
     """Parquet, read one batch of ``chunk_size`` rows at a time (stdin is read whole: Parquet needs seeking)."""
     from vecscore.io.arrow import table_inputs
 
@@ -405,7 +411,8 @@ def iter_parquet(path: str, *, hyp_column: str, ref_columns: Sequence[str], keep
             yield RowChunk(hyps, refs, start, source, table=kept)
             start += table.num_rows
     except pa.ArrowException as exc:
-        raise VecscoreError(f"{source}: cannot read rows after row {start} ({exc}); the file may be truncated") from None
+        raise VecscoreError(f"{source}: cannot read rows after row {start} ({exc}); "
+                            "the file may be truncated") from None
 
 
 def iter_input(fmt: str, path: str, *, hyp_column: str, ref_columns: Sequence[str], keep=None,

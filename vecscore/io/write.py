@@ -177,8 +177,10 @@ class CsvWriter:
                         f"{rows.where(i)}: the row has columns {list(rec)}, the first row {keys}; CSV needs the same "
                         "columns in every row (choose them with --keep, or write JSON Lines)"
                     )
-                extra = [v if isinstance(v, str) or v is None else json.dumps(v, ensure_ascii=False) for v in rec.values()]
-            self.w.writerow([rows.start + i, *extra, *(repr(v[i]) if isinstance(v[i], float) else v[i] for v in values)])
+                extra = [v if isinstance(v, str) or v is None else json.dumps(v, ensure_ascii=False)
+                         for v in rec.values()]
+            self.w.writerow([rows.start + i, *extra,
+                             *(repr(v[i]) if isinstance(v[i], float) else v[i] for v in values)])
 
     def close(self) -> None:
         self.text.flush()

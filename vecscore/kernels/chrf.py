@@ -420,8 +420,8 @@ def pair_stats(chars, clen, cps, tok_s, tok_e, ntok, offs, n_pairs, ref_ptr, cha
                 ustart[j] = offs[t]
                 lens[j] = clen[t]
                 at += clen[t]
-            gen = _orders(chars, ustart, lens, loff, n_texts, char_order, _bits_for(lens[0]), gen, tab, c_cnt, c_use, c_id, b_cnt, b_use,
-                          pos, slots, npos, out, row0, 0)
+            gen = _orders(chars, ustart, lens, loff, n_texts, char_order, _bits_for(lens[0]), gen, tab, c_cnt, c_use,
+                          c_id, b_cnt, b_use, pos, slots, npos, out, row0, 0)
             if word_order == 0:
                 continue
             at = 0
@@ -436,6 +436,6 @@ def pair_stats(chars, clen, cps, tok_s, tok_e, ntok, offs, n_pairs, ref_ptr, cha
             for j in range(n_texts):
                 t = i if j == 0 else n_pairs + ref_ptr[i] + j - 1
                 _intern_words(cps, tok_s, tok_e, offs[t], ntok[t], wkeys, whash, wgen, gen, bits, base, loff[j])
-            gen = _orders(base, ustart, lens, loff, n_texts, word_order, _bits_for(lens[0]), gen, tab, w_cnt, w_use, w_id, b_cnt, b_use,
-                          pos, slots, npos, out, row0, 3 * char_order)
+            gen = _orders(base, ustart, lens, loff, n_texts, word_order, _bits_for(lens[0]), gen, tab, w_cnt, w_use,
+                          w_id, b_cnt, b_use, pos, slots, npos, out, row0, 3 * char_order)
     return out

@@ -147,7 +147,8 @@ def _intern_subset(buf, starts, ends, hashes, fold, tokens, ids_out, first_out):
     k = 0
     n_vocab = 0
     while True:
-        k, n_vocab = _intern_run(buf, starts, ends, hashes, fold, tokens, k, ids_out, first_out, table, vh, vbuf, voff, n_vocab)
+        k, n_vocab = _intern_run(buf, starts, ends, hashes, fold, tokens, k, ids_out, first_out, table, vh, vbuf, voff,
+                                 n_vocab)
         if k == len(tokens):
             return n_vocab
         t = tokens[k]
@@ -401,7 +402,8 @@ def token_keys(buf, starts, ends, fold):
         if kind < 2:
             length = e - s
             if length <= _SHORT:
-                w = _folded_word(_word_at(buf, addr, s), kind) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
+                w = _folded_word(_word_at(buf, addr, s), kind) & (
+                    (np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
                 out[i] = np.int64(w) | (np.int64(length) << 56)
             else:
                 h = FNV_OFFSET

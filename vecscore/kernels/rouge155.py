@@ -2,7 +2,7 @@
 
 (The script's ROUGE-L/W clipping budgets from its ROUGE-N token stream are the
 ``hyp_budget``/``ref_budget`` arguments of
-:func:`vecscore.kernels.lcs.union_lcs_hits_pairs` and
+:func:`vecscore.kernels.union_lcs.union_lcs_hits_pairs` and
 :func:`vecscore.kernels.wlcs.wlcs_perl_pairs`.)
 
 Ordered sums

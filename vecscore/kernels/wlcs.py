@@ -66,16 +66,14 @@ from numba.extending import intrinsic
 
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
-from vecscore.kernels.lcs import (
+from vecscore.kernels.lcs import as_int64, check_offsets, prepare_pairs
+from vecscore.kernels.union_lcs import (
     add_budget,
-    as_int64,
     budget_arrays,
-    check_offsets,
     check_sentences,
     check_table_size,
     clear_budget,
     longest_sentence,
-    prepare_pairs,
     reference_marks,
 )
 from vecscore.memory import CHUNK_FAILED
@@ -264,15 +262,16 @@ def _wlcs_perl_chunk(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, 
     """The pairs of chunk ``c`` of :func:`_wlcs_perl_pairs`; False if its scratch could not be allocated
     (an exception inside a parallel loop would be lost)."""
     try:
-        _wlcs_perl_chunk_body(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids, h_sent, r_sent, whit, h_rows, r_rows, f, h_ids, r_ids)
+        _wlcs_perl_chunk_body(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids,
+                              h_sent, r_sent, whit, h_rows, r_rows, f, h_ids, r_ids)
     except Exception:
         return False
     return True
 
 
 @jit
-def _wlcs_perl_chunk_body(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids, h_sent, r_sent,
-                     whit, h_rows, r_rows, f, h_ids, r_ids):
+def _wlcs_perl_chunk_body(n_chunks, vocab_size, c, k, h_text, r_text, wbase, hb_off, rb_off, hb_ids, rb_ids,
+                          h_sent, r_sent, whit, h_rows, r_rows, f, h_ids, r_ids):
     """The work of :func:`_wlcs_perl_chunk` (no ``try`` here: numba compiles a try block holding
     loops badly, so the caller wraps the call)."""
     lo = c * k // n_chunks
@@ -458,7 +457,7 @@ def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
     vocab_size, n_chunks : int, optional
         As in :func:`vecscore.kernels.lcs.lcs_length_pairs`.
     hyp_budget, ref_budget : (ids, offsets), optional
-        The clipping budgets, as in :func:`vecscore.kernels.lcs.union_lcs_hits_pairs`.
+        The clipping budgets, as in :func:`vecscore.kernels.union_lcs.union_lcs_hits_pairs`.
 
     Returns
     -------

@@ -12,7 +12,7 @@ other way round (:class:`vecscore.RougeScorer` keeps that order).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def parse_metric(name: str) -> tuple[str, float]:
     raise VecscoreError(f"unknown ROUGE metric {name!r}; valid: {_VALID}")
 
 
-def validate_metrics(metrics) -> list:
+def validate_metrics(metrics: str | Sequence[str]) -> list:
     """Parse every metric name eagerly; the error lists the valid names."""
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -99,10 +99,10 @@ def rouge(
     refs: Sequence,
     *,
     metrics: Sequence[str] = DEFAULT_METRICS,
-    tokenizer="rouge-score",
+    tokenizer: str | Callable[[str], list[str]] = "rouge-score",
     lowercase: bool = False,
-    stemmer=False,
-    stopwords=None,
+    stemmer: bool | str | Callable[[str], str] = False,
+    stopwords: Iterable[str] | None = None,
     multi_ref: str = "best",
     alpha: float | None = None,
     beta: float | None = None,

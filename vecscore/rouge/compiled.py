@@ -13,7 +13,8 @@ import numpy as np
 
 from vecscore.engine.batch import PairBatch, build_batch
 from vecscore.engine.counts import ngram_counts, overlap
-from vecscore.kernels.lcs import lcs_length_pairs, union_lcs_hits_pairs
+from vecscore.kernels.lcs import lcs_length_pairs
+from vecscore.kernels.union_lcs import union_lcs_hits_pairs
 from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 from vecscore.rouge.direct import direct_applicable, direct_stats
 

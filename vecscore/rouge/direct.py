@@ -54,7 +54,8 @@ def direct_stats(hyps, refs, parsed, *, refs_layout: str = "per-example", warn_e
     rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, _lowered_utf8)
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)
-    lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders, want_lcs)
+    lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders,
+                                          want_lcs)
     if warn_empty:  # attributed to the caller of rouge() (this, rouge, its workers= wrapper)
         warn_empty_rows(texts, lengths)
     hyp_len, ref_len = lengths[:n], lengths[n:]

@@ -14,9 +14,14 @@ F weighting:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from vecscore.errors import VecscoreError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["safe_ratio", "f_measure", "check_weighting"]
 
@@ -37,7 +42,7 @@ def check_weighting(alpha, beta) -> None:
         raise VecscoreError(f"beta must be >= 0, got {beta}")
 
 
-def f_measure(p: np.ndarray, r: np.ndarray, alpha=None, beta=None) -> np.ndarray:
+def f_measure(p: npt.ArrayLike, r: npt.ArrayLike, alpha=None, beta=None) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
     out = np.zeros(np.broadcast(p, r).shape, np.float64)

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from vecscore.errors import VecscoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Score", "RougeResult"]
 
@@ -58,9 +61,10 @@ class RougeResult(Mapping):
         """
         from vecscore.exactsum import exact_mean
 
-        return {k: Score(exact_mean(s.precision), exact_mean(s.recall), exact_mean(s.fmeasure)) for k, s in self.scores.items()}
+        return {k: Score(exact_mean(s.precision), exact_mean(s.recall), exact_mean(s.fmeasure))
+                for k, s in self.scores.items()}
 
-    def micro(self, *, alpha=None, beta=None) -> dict[str, Score]:
+    def micro(self, *, alpha: float | None = None, beta: float | None = None) -> dict[str, Score]:
         """Corpus scores from pooled counts: ``sum(hits) / sum(denominators)``."""
         from vecscore.rouge.fscore import f_measure, safe_ratio
 
@@ -95,7 +99,7 @@ class RougeResult(Mapping):
             cols[f"{k}_fmeasure"] = s.fmeasure
         return cols
 
-    def to_pandas(self):
+    def to_pandas(self) -> pd.DataFrame:
         """A DataFrame with one row per pair and the flat columns."""
         import pandas as pd
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows
@@ -34,7 +35,8 @@ __all__ = ["RougeScorer"]
 class RougeScorer:
     """rouge-score's ``RougeScorer(rouge_types, use_stemmer=False, split_summaries=False, tokenizer=None)``."""
 
-    def __init__(self, rouge_types: Sequence[str], use_stemmer: bool = False, split_summaries: bool = False, tokenizer=None):
+    def __init__(self, rouge_types: Sequence[str], use_stemmer: bool = False, split_summaries: bool = False,
+                 tokenizer: Any = None):  # an object with tokenize(text), or a callable str -> list[str]
         if isinstance(rouge_types, str):
             rouge_types = [rouge_types]
         validate_metrics(rouge_types)

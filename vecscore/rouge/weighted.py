@@ -28,7 +28,7 @@ apply unchanged.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -62,10 +62,10 @@ def rouge_weighted(
     refs: Sequence,
     *,
     metrics: Sequence[str] = ("rouge1", "rouge2", "rougeL"),
-    tokenizer="rouge-score",
+    tokenizer: str | Callable[[str], list[str]] = "rouge-score",
     lowercase: bool = False,
-    stemmer=False,
-    stopwords=None,
+    stemmer: bool | str | Callable[[str], str] = False,
+    stopwords: Iterable[str] | None = None,
     multi_ref: str = "best",
     alpha: float | None = None,
     beta: float | None = None,

@@ -42,4 +42,5 @@ def get_stemmer(stemmer) -> Callable[[str], str] | None:
         return _porter()
     if callable(stemmer):
         return stemmer
-    raise VecscoreError(f"unknown stemmer {stemmer!r}; valid: {', '.join(STEMMERS)}, True/False, or a callable str -> str")
+    raise VecscoreError(f"unknown stemmer {stemmer!r}; valid: {', '.join(STEMMERS)}, True/False, "
+                        "or a callable str -> str")

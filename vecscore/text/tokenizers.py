@@ -117,7 +117,8 @@ def resolve_tokenizer(tokenizer) -> Callable[[str], list[str]] | str:
         return tokenizer.tokenize
     if callable(tokenizer):
         return tokenizer
-    raise VecscoreError(f"tokenizer must be a name ({', '.join(TOKENIZERS)}) or a callable, not {type(tokenizer).__name__}")
+    raise VecscoreError(f"tokenizer must be a name ({', '.join(TOKENIZERS)}) or a callable, "
+                        f"not {type(tokenizer).__name__}")
 
 
 def is_kernel_tokenizer(tokenizer) -> bool:
@@ -167,5 +168,6 @@ def tokenize(texts: Sequence[str], tokenizer="rouge-score", *, lowercase: bool =
     for i, toks in enumerate(lists):
         bad = next((t for t in toks if not isinstance(t, str)), None)
         if bad is not None:
-            raise RowError(i, f"the tokenizer returned a non-string token {bad!r} for {{row}}; it must return list[str]")
+            raise RowError(i, f"the tokenizer returned a non-string token {bad!r} for {{row}}; "
+                              "it must return list[str]")
     return spans_from_token_lists(lists)

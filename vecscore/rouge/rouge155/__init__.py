@@ -7,7 +7,8 @@ import importlib
 
 
 def __getattr__(name: str):
-    # the public names of :mod:`vecscore.rouge.rouge155.api`, loaded on first use (``from vecscore.rouge.rouge155 import ...``)
+    # the public names of :mod:`vecscore.rouge.rouge155.api`, loaded on first use
+    # (``from vecscore.rouge.rouge155 import ...``)
     module = importlib.import_module("vecscore.rouge.rouge155.api")
     if name not in getattr(module, "__all__", ()):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -97,6 +97,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Protocol
 
 import numpy as np
 
@@ -205,7 +206,8 @@ def _summary(x, what: str) -> str:
             if "\n" in s:
                 raise VecscoreError(f"{what}[{j}] contains a newline; in a list of sentences each item is one line")
         return "\n".join(x)
-    raise VecscoreError(f"{what} is {type(x).__name__}; a summary is a str (lines = sentences) or a list of sentence str")
+    raise VecscoreError(f"{what} is {type(x).__name__}; "
+                        "a summary is a str (lines = sentences) or a list of sentence str")
 
 
 def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
@@ -213,7 +215,8 @@ def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
     if len(hyps) != len(refs):
-        raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; they must have the same length")
+        raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; "
+                            "they must have the same length")
     fast = _layout_fast(hyps, refs)
     if fast is not None:
         return fast
@@ -231,7 +234,8 @@ def _layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
             R.append([r])
             continue
         if not isinstance(r, (list, tuple)):
-            raise VecscoreError(f"refs[{i}] is {type(r).__name__}; expected a str (one reference) or a list of references")
+            raise VecscoreError(f"refs[{i}] is {type(r).__name__}; "
+                                "expected a str (one reference) or a list of references")
         if len(r) == 0:
             raise VecscoreError(f"refs[{i}] is an empty list; every pair needs at least one reference")
         R.append([_summary(x, f"refs[{i}][{j}]") for j, x in enumerate(r)])
@@ -263,6 +267,17 @@ def make_transform(stem: bool, stopwords: bool):
     return transform
 
 
+class _RowsLike(Protocol):
+    """Ragged rows (:class:`vecscore.engine.batch.Ragged` on the compiled route, ``plain_text.Rows`` on the plain
+    one): row ``i`` is ``ids[offsets[i]:offsets[i + 1]]``."""
+
+    @property
+    def ids(self) -> np.ndarray: ...
+
+    @property
+    def offsets(self) -> np.ndarray: ...
+
+
 @dataclass
 class _Streams:
     """Every text of a call as the script reads it; ``ns``, ``lines``: ragged rows (``.ids``, ``.offsets``)."""
@@ -270,14 +285,20 @@ class _Streams:
     n_pairs: int
     ref_ptr: np.ndarray
     n_vocab: int
-    ns: object  # the readText stream of every text (hyps, then refs)
-    lines: object | None = None  # readText_LCS lines (ids over lines.ids)
+    ns: _RowsLike  # the readText stream of every text (hyps, then refs)
+    lines: _RowsLike | None = None  # readText_LCS lines (ids over lines.ids)
     text_lines: np.ndarray | None = None  # lines of text i: text_lines[i]:text_lines[i+1]
     budget_from_ns: bool = False  # the LCS lines differ from the stream (-b compat)
 
     @property
     def n_rows(self) -> int:
         return len(self.ns.offsets) - 1
+
+    def lcs_lines(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ids, offsets, text_lines)`` of the LCS lines, which only streams built with ``need_lcs`` have."""
+        if self.lines is None or self.text_lines is None:
+            raise AssertionError("these streams were built without the LCS lines (need_lcs=False)")
+        return self.lines.ids, self.lines.offsets, self.text_lines
 
     @property
     def owner(self) -> np.ndarray:
@@ -329,12 +350,12 @@ class _PlainRoute:
         return plain155.skip_bigram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, gap)
 
     def lcs_hits(self, st: _Streams) -> np.ndarray:
-        return plain155.union_lcs_hits(st.lines.ids, st.lines.offsets, st.text_lines, st.n_pairs, st.ref_ptr,
-                                       budget=st.budget)
+        ids, off, tl = st.lcs_lines()
+        return plain155.union_lcs_hits(ids, off, tl, st.n_pairs, st.ref_ptr, budget=st.budget)
 
     def wlcs_stats(self, st: _Streams, weight: float):
-        return plain155.wlcs_stats(st.lines.ids, st.lines.offsets, st.text_lines, st.n_pairs, st.ref_ptr, weight,
-                                   budget=st.budget)
+        ids, off, tl = st.lcs_lines()
+        return plain155.wlcs_stats(ids, off, tl, st.n_pairs, st.ref_ptr, weight, budget=st.budget)
 
     segment_sum_seq = staticmethod(plain155.segment_sum_seq)
     segment_argmax = staticmethod(plain155.segment_argmax)
@@ -350,11 +371,11 @@ class _CompiledRoute:
 
     def __init__(self):
         from vecscore.engine.batch import Ragged, build_batch
-        from vecscore.kernels.lcs import union_lcs_hits_pairs
         from vecscore.kernels.pair_ngrams import pair_ngram_hits_ids
         from vecscore.kernels.pair_skipgrams import pair_skip_bigram_hits
         from vecscore.kernels.rouge155 import segment_sum_seq
         from vecscore.kernels.segments import segment_argmax
+        from vecscore.kernels.union_lcs import union_lcs_hits_pairs
         from vecscore.kernels.wlcs import wlcs_perl_pairs
         from vecscore.text.perl_rouge import perl_tokenize, perl_tokenize_sentences
         from vecscore.text.spans import TokenSpans
@@ -423,13 +444,13 @@ class _CompiledRoute:
                            skip_bigram_totals(np.diff(st.ns.offsets), gap, UNI_NONE))
 
     def lcs_hits(self, st: _Streams) -> np.ndarray:
-        ids, off, tl = st.lines.ids, st.lines.offsets, st.text_lines
+        ids, off, tl = st.lcs_lines()
         budget = st.budget
         return self._lcs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, vocab_size=max(st.n_vocab, 1),
                          hyp_budget=budget, ref_budget=budget)
 
     def wlcs_stats(self, st: _Streams, weight: float):
-        ids, off, tl = st.lines.ids, st.lines.offsets, st.text_lines
+        ids, off, tl = st.lcs_lines()
         budget = st.budget
         return self._wlcs(ids, off, tl, ids, off, tl, st.owner, st.ref_rows, alpha=weight,
                           vocab_size=max(st.n_vocab, 1), hyp_budget=budget, ref_budget=budget)
@@ -454,8 +475,7 @@ def _plain_size(H, R, specs) -> float:
 
 
 def _ref_line_tokens(st: _Streams) -> np.ndarray:
-    off = st.lines.offsets
-    t = st.text_lines
+    _, off, t = st.lcs_lines()
     return (off[t[1:]] - off[t[:-1]])[st.n_pairs :]
 
 
@@ -532,7 +552,8 @@ def _rounded_recall(hits, ref) -> np.ndarray:
 def _combine(s: _Stats, ref_ptr: np.ndarray, multi_ref: str, route):
     if multi_ref == "pooled":
         if s.weight is None:
-            cs = lambda x: np.add.reduceat(np.asarray(x, np.int64), ref_ptr[:-1]) if len(ref_ptr) > 1 else np.zeros(0, np.int64)  # noqa: E731
+            cs = lambda x: (np.add.reduceat(np.asarray(x, np.int64), ref_ptr[:-1])  # noqa: E731
+                            if len(ref_ptr) > 1 else np.zeros(0, np.int64))
         else:
             cs = lambda x: route.segment_sum_seq(np.asarray(x, np.float64), ref_ptr)  # noqa: E731
         return cs(s.hits), cs(s.p_den), cs(s.r_den)
@@ -645,7 +666,8 @@ def rouge155(
     _check_options(multi_ref, alpha, word_limit, byte_limit)
     H, R = _layout(hyps, refs)
     need_lcs = any(s.kind in ("L", "W") for s in specs)
-    route = _PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs), _route.COST["rouge155"]) else _CompiledRoute()
+    route = (_PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs), _route.COST["rouge155"])
+             else _CompiledRoute())
     st = route.streams(H, R, need_lcs=need_lcs, transform=make_transform(stem, stopwords), word_limit=word_limit,
                        byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
     _warn_empty(H, R, st)

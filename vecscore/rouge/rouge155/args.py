@@ -73,7 +73,8 @@ def _number(flag, text, kind=float):
     try:
         return kind(text)
     except ValueError:
-        raise VecscoreError(f"option -{flag} needs a {'number' if kind is float else 'whole number'}, got {text!r}") from None
+        raise VecscoreError(f"option -{flag} needs a {'number' if kind is float else 'whole number'}, "
+                            f"got {text!r}") from None
 
 
 def rouge155_args(argv: Sequence[str]) -> Rouge155Args:

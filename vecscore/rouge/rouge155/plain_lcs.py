@@ -1,6 +1,6 @@
 """ROUGE-1.5.5.pl's ROUGE-L (union LCS) and ROUGE-W (the script's WLCS), in Python.
 
-The same statistics as :func:`vecscore.kernels.lcs.union_lcs_hits_pairs` and
+The same statistics as :func:`vecscore.kernels.union_lcs.union_lcs_hits_pairs` and
 :func:`vecscore.kernels.wlcs.wlcs_perl_pairs` (whose module docstrings
 describe the script's algorithms and quirks) for the script's layout: one
 batch of texts split into lines (``ids``, ``line_offsets``, ``text_lines``),
