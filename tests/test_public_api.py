@@ -21,3 +21,12 @@ def test_metric_packages_export_their_api():
 
     assert corpus_bleu is vecscore.corpus_bleu and corpus_chrf is vecscore.corpus_chrf
     assert rouge is vecscore.rouge and corpus_ter is vecscore.corpus_ter
+
+
+def test_workers_is_in_the_signatures():
+    import inspect
+
+    for fn in (vecscore.rouge, vecscore.rouge155, vecscore.corpus_bleu, vecscore.sentence_bleu,
+               vecscore.rouge_weighted):
+        param = inspect.signature(fn).parameters.get("workers")
+        assert param is not None and param.kind is inspect.Parameter.KEYWORD_ONLY and param.default is None, fn

@@ -16,6 +16,7 @@ into the kernels.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -144,6 +145,13 @@ def accepts_workers(fn):
         with serialized(), numba_threads(workers):
             return fn(*args, **kwargs)
 
+    sig = inspect.signature(fn)
+    if "workers" not in sig.parameters:  # shown by help() and inspect.signature, not only in the docstring
+        params = list(sig.parameters.values())
+        at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
+        params.insert(at, inspect.Parameter("workers", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                            annotation="int | None"))
+        wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__doc__ = (fn.__doc__ or "") + (
         "\n\n    ``workers`` (keyword, optional): numba threads for this call, 1.. the pool size or -1 for all;"
         "\n    the previous setting is restored afterwards, even on error. Results never depend on it.\n"
