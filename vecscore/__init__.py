@@ -35,6 +35,9 @@ _EXPORTS = {
     "corpus_ter": "vecscore.ter.api",
     "sentence_ter": "vecscore.ter.api",
     "ter_statistics": "vecscore.ter.api",
+    "confidence_interval": "vecscore.significance.paired",
+    "paired_bootstrap": "vecscore.significance.paired",
+    "paired_randomization": "vecscore.significance.paired",
     "nltk_corpus_bleu": "vecscore.bleu.nltk",
     "nltk_sentence_bleu": "vecscore.bleu.nltk",
     "rouge_weighted": "vecscore.rouge.weighted",
@@ -51,7 +54,7 @@ __all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", 
            "BleuStats", "CHRF", "CHRFScore", "corpus_chrf", "sentence_chrf", "chrf_statistics", "TER", "TERScore",
            "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
            "rouge_weighted", "tune_memory", "RougeResult", "Score", "VecscoreError", "EmptyTokenizationWarning",
-           "UndefinedMetricWarning"]
+           "UndefinedMetricWarning", "confidence_interval", "paired_bootstrap", "paired_randomization"]
 
 
 def __getattr__(name: str):
@@ -89,4 +92,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from vecscore.rouge.results import RougeResult, Score
     from vecscore.rouge.scorer import RougeScorer
     from vecscore.rouge.weighted import rouge_weighted
+    from vecscore.significance.paired import confidence_interval, paired_bootstrap, paired_randomization
     from vecscore.ter.api import TER, TERScore, corpus_ter, sentence_ter, ter_statistics
