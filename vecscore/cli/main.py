@@ -8,6 +8,7 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``sentence-bleu``  sentence BLEU per pair (sacreBLEU's ``sentence_bleu``)
 ``chrf``           corpus chrF / chrF++ (sacreBLEU), per-pair sentence chrF with ``--per-pair``
 ``ter``            corpus TER (sacreBLEU), per-pair sentence TER with ``--per-pair``
+``compare``        several systems against one set of references, with paired significance tests
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 
@@ -48,6 +49,7 @@ from vecscore.io.write import (
     output_format,
     progress_bar,
     write_json,
+    write_text,
 )
 from vecscore.memory import tune_memory
 from vecscore.parallel import numba_threads
@@ -76,32 +78,50 @@ def _positive_int(text: str) -> int:
     return v
 
 
+class _Once(argparse.Action):
+    """A flag that takes one value: given twice is an error (argparse would silently keep the last)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in seen:
+            hint = "; to compare several systems, use: vecscore compare --hyps A.txt B.txt ..." \
+                if self.dest == "hyps" else ""
+            raise argparse.ArgumentError(self, f"given more than once; give it once{hint}")
+        seen.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 def _io_parent() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("input (plain text: --hyps/--refs; structured: --input)")
-    g.add_argument("--hyps", help="system outputs, one segment per line ('-' for stdin)")
+    g.add_argument("--hyps", action=_Once, help="system outputs, one segment per line ('-' for stdin)")
     g.add_argument("--refs", action="append", help="references, one per line, aligned with --hyps; repeat for several")
-    g.add_argument("--input",
+    g.add_argument("--input", action=_Once,
                    help="one file with hypothesis and reference columns: .jsonl, .csv, .tsv, .parquet ('-' for stdin)")
-    g.add_argument("--input-format", choices=["jsonl", "csv", "tsv", "parquet"],
+    g.add_argument("--input-format", action=_Once, choices=["jsonl", "csv", "tsv", "parquet"],
                    help="format of --input (default: from its extension)")
-    g.add_argument("--hyp-column", default="hyp", help="hypothesis column of --input (default: %(default)s)")
+    g.add_argument("--hyp-column", action=_Once, default="hyp",
+                   help="hypothesis column of --input (default: %(default)s)")
     g.add_argument("--ref-column", action="append", help="reference column: a string or a list of strings; repeat for "
                    "several columns (default: ref)")
     g.add_argument("--keep", nargs="+", metavar="COL",
                    help="input columns to copy into per-pair outputs (plain text: hyp, ref, ref1, ...)")
     o = p.add_argument_group("output")
-    o.add_argument("-o", "--output", default="-", help="output file ('-': stdout, the default); written atomically")
-    o.add_argument("--format", choices=OUTPUT_FORMATS, help="json: corpus summary; jsonl/csv/tsv/parquet: one row per "
+    o.add_argument("-o", "--output", action=_Once, default="-",
+                   help="output file ('-': stdout, the default); written atomically")
+    o.add_argument("--format", action=_Once, choices=OUTPUT_FORMATS,
+                   help="json: corpus summary; jsonl/csv/tsv/parquet: one row per "
                    "pair (default: from the --output extension, else json)")
     o.add_argument("--per-pair", action="store_true",
                    help="one row per pair (JSON Lines unless --format says otherwise)")
     o.add_argument("--stats", action="store_true", help="add the per-pair int64 sufficient statistics to per-pair rows")
-    o.add_argument("--summary", metavar="FILE", help="also write the corpus summary (JSON) here ('-': stdout)")
+    o.add_argument("--summary", action=_Once, metavar="FILE",
+                   help="also write the corpus summary (JSON) here ('-': stdout)")
     r = p.add_argument_group("run")
-    r.add_argument("--chunk-size", type=_positive_int, default=DEFAULT_CHUNK_SIZE, help="pairs read and scored at a "
+    r.add_argument("--chunk-size", action=_Once, type=_positive_int, default=DEFAULT_CHUNK_SIZE,
+                   help="pairs read and scored at a "
                    "time; bounds memory, never changes results (default: %(default)s)")
-    r.add_argument("--workers", type=int, help="numba threads (default: all cores; -1: all)")
+    r.add_argument("--workers", action=_Once, type=int, help="numba threads (default: all cores; -1: all)")
     r.add_argument("--quiet", "-q", action="store_true",
                    help="no progress bar (it is off anyway when stderr is not a terminal)")
     return p
@@ -213,6 +233,29 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("ter", parents=[io_parent], help="corpus TER, as sacreBLEU (--per-pair: sentence TER)")
     _ter_options(t)
     t.set_defaults(func=run_ter)
+
+    cmp = sub.add_parser("compare", help="several systems on the same references: scores and paired significance tests",
+                         description="Score every system with each metric and test each against the first (the "
+                         "baseline) with paired bootstrap resampling or approximate randomization, with sacreBLEU's "
+                         "seeds, draws and numbers (SACREBLEU_SEED; default 12345).")
+    cmp.add_argument("--refs", action="append", required=True, help="references, one per line; repeat for several")
+    cmp.add_argument("--hyps", nargs="+", required=True, action=_Once, metavar="FILE",
+                     help="system outputs, one file per system; the first is the baseline")
+    cmp.add_argument("--metrics", nargs="+", default=["bleu"], choices=["bleu", "chrf", "ter"],
+                     help="(default: bleu)")
+    test = cmp.add_mutually_exclusive_group()
+    test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")
+    test.add_argument("--paired-ar", action="store_true", help="paired approximate randomization")
+    cmp.add_argument("--paired-bs-n", type=_positive_int, default=1000, help="resamples (default: 1000)")
+    cmp.add_argument("--paired-ar-n", type=_positive_int, default=10000, help="trials (default: 10000)")
+    cmp.add_argument("--format", choices=["text", "json"], default="text", action=_Once,
+                     help="a table, or sacreBLEU's JSON (default: text)")
+    cmp.add_argument("-o", "--output", default="-", action=_Once, help="output file ('-': stdout)")
+    cmp.add_argument("--lowercase", action="store_true", help="BLEU: lowercase before tokenizing")
+    _bleu_options(cmp, effective_default=False)
+    _chrf_options(cmp)
+    _ter_options(cmp)
+    cmp.set_defaults(func=run_compare)
 
     f = sub.add_parser("filter", parents=[io_parent, case], help="keep the rows whose scores pass conditions",
                        description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
@@ -428,6 +471,60 @@ def run_ter(args) -> int:
     options = {"normalized": args.ter_normalized, "no_punct": args.ter_no_punct,
                "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
     return run_scoring(args, TerSpec(options, sentence=bool(args.per_pair)))
+
+
+def run_compare(args) -> int:
+    from vecscore.bleu.api import BLEU
+    from vecscore.chrf.api import CHRF
+    from vecscore.io.read import read_lines
+    from vecscore.significance.paired import paired_bootstrap, paired_randomization
+    from vecscore.ter.api import TER
+
+    if len(args.hyps) < 2:
+        raise VecscoreError("compare needs at least two systems: --hyps BASELINE.txt OTHER.txt ...")
+    if len(set(args.hyps)) != len(args.hyps):
+        raise VecscoreError(f"a system is given twice in --hyps: {' '.join(args.hyps)}")
+    refs = [read_lines(path) for path in args.refs]
+    systems = {path: read_lines(path) for path in args.hyps}
+    n = len(refs[0])
+    for path, rows in list(zip(args.refs, refs)) + list(systems.items()):
+        if len(rows) != n:
+            raise VecscoreError(f"{path} has {len(rows):,d} lines but {args.refs[0]} has {n:,d}; every file needs one "
+                                "line per segment")
+    makers = {"bleu": lambda: BLEU(**bleu_options(args)), "chrf": lambda: CHRF(**chrf_options(args)),
+              "ter": lambda: TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
+                                 asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive)}
+    metrics = [makers[m]() for m in dict.fromkeys(args.metrics)]
+    baseline, *others = args.hyps
+    with numba_threads(None):
+        if args.paired_ar:
+            res = paired_randomization(metrics, systems[baseline], [(p, systems[p]) for p in others], refs,
+                                       n_samples=args.paired_ar_n, baseline_name=baseline)
+        else:
+            res = paired_bootstrap(metrics, systems[baseline], [(p, systems[p]) for p in others], refs,
+                                   n_samples=args.paired_bs_n, baseline_name=baseline)
+    if args.format == "json":
+        out = {"systems": res.to_json(), "signatures": {m: res.signature(m) for m in res.results}}
+        write_json(args.output, out)
+        return 0
+    write_text(args.output, _comparison_table(res))
+    return 0
+
+
+def _comparison_table(res) -> str:
+    """sacreBLEU's paired-test table: one row per system, one column per metric (baseline first)."""
+    names = list(res.results)
+    rows = [["System", *names]]
+    for i, system in enumerate(res.systems):
+        label = f"Baseline: {system}" if i == 0 else system
+        rows.append([label, *(res.results[m][i].format(width=1) for m in names)])
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    kind = "paired bootstrap resampling" if res.test == "bs" else "paired approximate randomization"
+    lines += ["", f"{kind}; * marks p <= 0.05 against the baseline.", ""]
+    lines += [f"{m}: {res.signature(m)}" for m in names]
+    return "\n".join(lines) + "\n"
 
 
 def run_filter(args) -> int:

@@ -96,6 +96,12 @@ def write_json(path: str, obj) -> None:
         f.write((json.dumps(json_safe(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
 
 
+def write_text(path: str, text: str) -> None:
+    """Text (UTF-8), atomically."""
+    with atomic_output(path) as f:
+        f.write(text.encode("utf-8"))
+
+
 # --------------------------------------------------------------------------------------
 # per-row writers
 # --------------------------------------------------------------------------------------
