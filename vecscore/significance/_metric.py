@@ -127,12 +127,13 @@ def adapt(metric) -> MetricAdapter:
         key = metric.lower()
         if key not in _NAMES:
             raise VecscoreError(f"unknown metric {metric!r}; valid: {', '.join(_NAMES)}")
-        import vecscore
-        cls = getattr(vecscore, _NAMES[key])
-        metric = cls(word_order=2) if key == "chrf++" else cls()
     from vecscore.bleu.api import BLEU
     from vecscore.chrf.api import CHRF
     from vecscore.ter.api import TER
+
+    if isinstance(metric, str):
+        cls = {"BLEU": BLEU, "CHRF": CHRF, "TER": TER}[_NAMES[metric.lower()]]
+        metric = cls(word_order=2) if metric.lower() == "chrf++" else cls()
     if isinstance(metric, BLEU):
         return _caching(_bleu, metric)
     if isinstance(metric, CHRF):
