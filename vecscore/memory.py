@@ -163,6 +163,28 @@ def allocate_slabs(layout: dict, workers: int, describe) -> Slabs:
             workers = 1
 
 
+def group_bounds(n_todo: int, workers: int, threads: int) -> np.ndarray:
+    """Chunk bounds over the ``n_todo`` pairs of one of :func:`groups`' groups: on every thread,
+    chunks of at least 2048 pairs (at most 256 chunks); on fewer threads (large pairs), a pair each."""
+    if workers != threads:
+        return np.arange(n_todo + 1, dtype=np.int64)
+    n_chunks = max(1, min(256, n_todo // 2048, n_todo))
+    return (n_todo * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
+
+
+def largest_pair_message(what: str, kinds: str, lens, ref_ptr, todo, nbytes: int) -> str:
+    """:func:`pair_message` for the largest pair of ``todo`` (all pairs if ``None``) of the texts
+    ``lens``/``ref_ptr`` (hypotheses first, as the per-pair kernels take them); ``kinds`` (may be
+    empty) names the statistics asked for."""
+    n_pairs = len(ref_ptr) - 1
+    pair_b = lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
+    p = int(np.argmax(pair_b)) if todo is None else int(todo[np.argmax(pair_b[todo])])
+    text = int(pair_b[p])
+    per_byte = f"{nbytes / max(text, 1):.0f} bytes per byte of its text"
+    return pair_message(what, p, int(lens[p]), text - int(lens[p]), int(ref_ptr[p + 1] - ref_ptr[p]), nbytes,
+                        f"{kinds}: {per_byte}" if kinds else per_byte)
+
+
 def gigabytes(n: int) -> str:
     """``n`` bytes for a message."""
     return f"{n / 1e9:.2f} GB" if n >= 10**7 else f"{n / 1e6:.1f} MB"

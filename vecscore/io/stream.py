@@ -261,6 +261,11 @@ class BleuSpec:
         return out
 
 
+def _nrefs_column(refs) -> np.ndarray:
+    """References per pair of per-example ``refs`` (a string is one), for the signature's ``nrefs``."""
+    return np.fromiter((len(r) if isinstance(r, (list, tuple)) else 1 for r in refs), np.int64, len(refs))
+
+
 @dataclass(frozen=True)
 class ChrfSpec:
     """Corpus chrF/chrF++ from summed int64 statistics, and sentence chrF per pair (sacreBLEU semantics).
@@ -285,8 +290,7 @@ class ChrfSpec:
         metric = self._metric()
         st, scores = metric.statistics_and_scores(hyps, refs)
         stats = {f"chrf_stat_{j + 1}": np.ascontiguousarray(st[:, j]) for j in range(st.shape[1])}
-        stats["chrf_nrefs"] = np.fromiter((len(r) if isinstance(r, (list, tuple)) else 1 for r in refs), np.int64,
-                                          len(refs))
+        stats["chrf_nrefs"] = _nrefs_column(refs)
         return {"chrf_score": np.asarray(scores, np.float64)}, stats, str(metric.get_signature()) if len(hyps) else ""
 
     def summary(self, n: int, means: dict, sums: dict, nrefs_label=None) -> dict:
@@ -324,8 +328,7 @@ class TerSpec:
             return {"ter_score": np.zeros(0)}, {}, ""
         edits, ref_length = metric.statistics(hyps, refs)
         stats = {"ter_edits": np.asarray(edits, np.int64), "ter_ref_length": np.asarray(ref_length, np.float64),
-                 "ter_nrefs": np.fromiter((len(r) if isinstance(r, (list, tuple)) else 1 for r in refs), np.int64,
-                                          len(refs))}
+                 "ter_nrefs": _nrefs_column(refs)}
         return {"ter_score": scores_from_stats(edits, ref_length)}, stats, metric.get_signature()
 
     def summary(self, n: int, means: dict, sums: dict, nrefs_label=None) -> dict:

@@ -73,8 +73,9 @@ from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
     allocate_slabs,
+    group_bounds,
     groups,
-    pair_message,
+    largest_pair_message,
     py_func_of,
     segment_sums,
     table_slots,
@@ -339,11 +340,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
 def _bleu_group(run, todo, workers, threads, layout, again, describe):
     """Run :func:`_pair_bleu_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``."""
     addrs, lens, ref_ptr, mode, max_order, key_mask, lengths, correct = run
-    if workers == threads:  # pairs that fit on every thread: chunks of >= 2048 pairs
-        n_chunks = max(1, min(256, len(todo) // 2048, len(todo)))
-        bounds = (len(todo) * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
-    else:  # large pairs, one at a time per thread
-        bounds = np.arange(len(todo) + 1, dtype=np.int64)
+    bounds = group_bounds(len(todo), workers, threads)
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
@@ -354,12 +351,7 @@ def _bleu_group(run, todo, workers, threads, layout, again, describe):
 
 def _bleu_message(lens, ref_ptr, todo, nbytes):
     """The :class:`vecscore.memory.PairMemoryError` message for the largest pair of ``todo`` (all if ``None``)."""
-    n_pairs = len(ref_ptr) - 1
-    pair_b = lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
-    p = int(np.argmax(pair_b)) if todo is None else int(todo[np.argmax(pair_b[todo])])
-    text = int(pair_b[p])
-    return pair_message("vecscore BLEU", p, int(lens[p]), text - int(lens[p]), int(ref_ptr[p + 1] - ref_ptr[p]),
-                        nbytes, f"{nbytes / max(text, 1):.0f} bytes per byte of its text")
+    return largest_pair_message("vecscore BLEU", "", lens, ref_ptr, todo, nbytes)
 
 
 def bleu_sizes(lens, ref_ptr):

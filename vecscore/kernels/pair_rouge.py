@@ -75,8 +75,9 @@ from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
     allocate_slabs,
+    group_bounds,
     groups,
-    pair_message,
+    largest_pair_message,
     py_func_of,
     segment_sums,
     table_slots,
@@ -580,10 +581,7 @@ def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     caps = np.array([caps[0] if max_order >= 2 else unused,  # rougeN for N >= 2: n-gram ids per token
                      caps[1] if max_order >= 2 or want_lcs else unused,  # n-gram table, LCS
                      caps[2] if max_order >= 1 or want_lcs else unused], np.int64)  # counts, LCS per distinct token
-    if workers == threads:  # pairs that fit on every thread: chunks of >= 2048 pairs
-        bounds = _chunk_bounds(len(todo), max(1, min(256, len(todo) // 2048)))
-    else:  # large pairs, one at a time per thread
-        bounds = np.arange(len(todo) + 1, dtype=np.int64)
+    bounds = group_bounds(len(todo), workers, threads)
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
@@ -594,16 +592,5 @@ def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
 
 def _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes):
     """The :class:`vecscore.memory.PairMemoryError` message for the largest pair of ``todo`` (all if ``None``)."""
-    n_pairs = len(ref_ptr) - 1
-    pair_b = lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
-    p = int(np.argmax(pair_b)) if todo is None else int(todo[np.argmax(pair_b[todo])])
-    text = int(pair_b[p])
     kinds = ", ".join([f"ROUGE-{int(n)}" for n in orders] + (["ROUGE-L"] if want_lcs else []))
-    return pair_message("vecscore.rouge", p, int(lens[p]), text - int(lens[p]), int(ref_ptr[p + 1] - ref_ptr[p]),
-                        nbytes, f"{kinds}: {nbytes / max(text, 1):.0f} bytes per byte of its text")
-
-
-def _chunk_bounds(n_items, n_chunks):
-    """:func:`vecscore.kernels.ngrams.chunk_ranges` in NumPy."""
-    n_chunks = max(1, min(n_chunks, n_items))
-    return (n_items * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
+    return largest_pair_message("vecscore.rouge", kinds, lens, ref_ptr, todo, nbytes)
