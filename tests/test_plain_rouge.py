@@ -38,8 +38,11 @@ def _assert_identical(a, b):
         for field in ("precision", "recall", "fmeasure"):
             x, y = getattr(a[k], field), getattr(b[k], field)
             assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True), (k, field)
-        for s in a.stats[k]:
-            assert np.array_equal(a.stats[k][s], b.stats[k][s]), (k, s)
+    assert a.stats.keys() == b.stats.keys()
+    for k, st in a.stats.items():
+        for s in ("hits", "p_den", "r_den"):
+            assert np.array_equal(getattr(st, s), getattr(b.stats[k], s)), (k, s)
+        assert st.exponent == b.stats[k].exponent
 
 
 def _wmt(root, n=None):

@@ -83,7 +83,7 @@ def _assert_identical(a, b, tag=""):
             assert x.dtype == y.dtype and np.array_equal(x, y), (
                 f"{tag} {m} {field}: first difference at pair {np.flatnonzero(x != y)[:1]}")
         for key in ("hits", "p_den", "r_den"):
-            x, y = np.asarray(a.stats[m][key]), np.asarray(b.stats[m][key])
+            x, y = getattr(a.stats[m], key), getattr(b.stats[m], key)
             assert x.dtype == y.dtype and np.array_equal(x, y), (
                 f"{tag} {m} {key}: first difference at pair {np.flatnonzero(x != y)[:1]}")
 

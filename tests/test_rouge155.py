@@ -203,7 +203,7 @@ def test_sentence_lists_and_reference_layout():
     assert a["rougeL"].fmeasure.tolist() == b["rougeL"].fmeasure.tolist()
     # a list of str in refs is a list of references, not of sentences
     c = rouge155(["the cat sat\non the mat"], [["the cat", "sat on the mat"]], metrics=["rougeL"])
-    assert c.stats["rougeL"]["r_den"].tolist() == [6]
+    assert c.stats["rougeL"].r_den.tolist() == [6]
 
 
 def test_validation_errors():
@@ -268,7 +268,7 @@ def test_averages_t0_t1_against_perl(perl_rouge, tmp_path):
             assert (got[m].recall, got[m].precision, got[m].fmeasure) == want, (t, m)
     exact = perl_average(res, t=1, n_samples=0)["rouge1"]
     st = res.stats["rouge1"]
-    assert exact.recall == float(perl_round5(st["hits"].sum() / st["r_den"].sum()))
+    assert exact.recall == float(perl_round5(st.hits.sum() / st.r_den.sum()))
 
 
 def _perl_averages(perl_rouge, workdir, hyps, refs, flags):

@@ -27,7 +27,7 @@ from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
 from vecscore.rouge.api import parse_metric
 from vecscore.rouge.compiled import metric_stats
-from vecscore.rouge.direct import _lowered_utf8, direct_applicable, direct_stats
+from vecscore.rouge.direct import _lowered_utf8, direct_stats
 from vecscore.text.spans import ascii_view
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
@@ -105,11 +105,11 @@ def test_collisions_of_long_token_keys_never_merge_tokens():
 
 def test_fast_path_is_taken_only_where_it_applies():
     p = [parse_metric("rouge1"), parse_metric("rougeL")]
-    assert direct_applicable(["a b"], p, "rouge-score", None)
-    assert not direct_applicable(["a b"], p, "whitespace", None)
-    assert not direct_applicable(["a b"], p, "rouge-score", lambda w: w)
-    assert not direct_applicable(["a b"], [parse_metric("rougeLsum")], "rouge-score", None)
-    assert not direct_applicable([["a", "b"]], p, "rouge-score", None)
+    assert direct_stats(["a b"], ["a b"], p) is not None
+    assert direct_stats(["a b"], ["a b"], p, tokenizer="whitespace") is None
+    assert direct_stats(["a b"], ["a b"], p, transform=lambda w: w) is None
+    assert direct_stats(["a b"], ["a b"], [parse_metric("rougeLsum")]) is None
+    assert direct_stats([["a", "b"]], [["a", "b"]], p) is None
 
 
 def test_texts_with_nul_or_non_ascii_take_the_encoding_fallback():

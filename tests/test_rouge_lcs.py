@@ -119,7 +119,7 @@ def test_mission_document_examples():
     # the documents claim the LCS below is 自然语言处理 (6); it is 自然语言处理好难啊 (9)
     r = vecscore.rouge(["我很喜欢自然语言处理，可是好难啊"], ["自然语言处理好难啊，所以我不喜欢"],
                        metrics=["rougeL"], tokenizer="char")
-    assert r.stats["rougeL"]["hits"][0] == 9
+    assert r.stats["rougeL"].hits[0] == 9
     assert r["rougeL"].recall[0] == float(Fraction(9, 16))
 
 

@@ -17,7 +17,7 @@ jieba = pytest.importorskip("jieba")
 
 
 def _stats(r, m):
-    return int(r.stats[m]["hits"][0]), int(r.stats[m]["p_den"][0]), int(r.stats[m]["r_den"][0])
+    return int(r.stats[m].hits[0]), int(r.stats[m].p_den[0]), int(r.stats[m].r_den[0])
 
 
 @pytest.mark.parametrize("tok,hmm", [("jieba", True), ("jieba-nohmm", False)])
@@ -36,7 +36,7 @@ def test_wuhan_bridge_with_jieba(tok, hmm):
     # a matched word counts its characters: the whole bridge is one 6-character match
     same = rouge_weighted(["武汉长江大桥"], ["武汉长江大桥"], tokenizer=tok, metrics=["rouge1"])
     plain = rouge(["武汉长江大桥"], ["武汉长江大桥"], tokenizer=tok, metrics=["rouge1"])
-    assert _stats(same, "rouge1") == (6, 6, 6) and plain.stats["rouge1"]["hits"].tolist() == [1]
+    assert _stats(same, "rouge1") == (6, 6, 6) and plain.stats["rouge1"].hits.tolist() == [1]
 
 
 def test_wuhan_bridge_finer_segmentation_by_hand():
@@ -71,7 +71,7 @@ words = st.lists(st.sampled_from(["a", "bb", "ccc", "武汉", "长江大桥", "�
 def test_matches_twin(h, r, n):
     res = rouge_weighted([h], [r], metrics=[f"rouge{n}", "rougeL"], tokenizer="whitespace")
     assert _stats(res, f"rouge{n}") == weighted_ngram(h, r, n)
-    assert int(res.stats["rougeL"]["hits"][0]) == weighted_lcs(h, r)
+    assert int(res.stats["rougeL"].hits[0]) == weighted_lcs(h, r)
 
 
 def test_multi_reference_and_errors():

@@ -43,6 +43,7 @@ _EXPORTS = {
     "rouge_weighted": "vecscore.rouge.weighted",
     "tune_memory": "vecscore.memory",
     "RougeResult": "vecscore.rouge.results",
+    "RougeStats": "vecscore.rouge.stats",
     "Score": "vecscore.rouge.results",
     "VecscoreError": "vecscore.errors",
     "EmptyTokenizationWarning": "vecscore.errors",
@@ -51,8 +52,8 @@ _EXPORTS = {
 
 __all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", "RougeScorer", "BLEU", "BLEUScore",
            "corpus_bleu", "sentence_bleu", "bleu_statistics", "corpus_bleu_from_stats", "sentence_bleu_from_stats",
-           "BleuStats", "CHRF", "CHRFScore", "corpus_chrf", "sentence_chrf", "chrf_statistics", "TER", "TERScore",
-           "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
+           "BleuStats", "RougeStats", "CHRF", "CHRFScore", "corpus_chrf", "sentence_chrf", "chrf_statistics", "TER",
+           "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
            "rouge_weighted", "tune_memory", "RougeResult", "Score", "VecscoreError", "EmptyTokenizationWarning",
            "UndefinedMetricWarning", "confidence_interval", "paired_bootstrap", "paired_randomization"]
 
@@ -91,6 +92,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from vecscore.memory import tune_memory
     from vecscore.rouge.results import RougeResult, Score
     from vecscore.rouge.scorer import RougeScorer
+    from vecscore.rouge.stats import RougeStats
     from vecscore.rouge.weighted import rouge_weighted
     from vecscore.significance.paired import confidence_interval, paired_bootstrap, paired_randomization
     from vecscore.ter.api import TER, TERScore, corpus_ter, sentence_ter, ter_statistics

@@ -24,6 +24,12 @@ wins whether the kernel cache is warm or cold; above it a warm cache wins,
 and a cold one compiles first (``vecscore warmup`` does that ahead of time).
 ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
+
+One protocol for every metric: a route that may not apply to a call (the
+plain route, and the per-pair fast kernels inside the compiled route:
+``vecscore.rouge.direct.direct_stats``, ``vecscore.bleu.direct.direct_stats``)
+returns the call's statistics, or ``None`` when it does not apply, and the
+caller tries the next route.  The general compiled route always applies.
 """
 from __future__ import annotations
 

@@ -90,10 +90,8 @@ def _rouge_columns_and_stats(result, with_stats: bool):
     stats = {}
     if with_stats:
         for m, st in result.stats.items():
-            if st.get("hits") is None:
-                continue
             for key in ("hits", "p_den", "r_den"):
-                a = np.asarray(st[key])
+                a = getattr(st, key)
                 stats[f"{m}_{key}"] = a.astype(np.int64) if a.dtype.kind in "iub" else a.astype(np.float64)
     return columns, stats
 
@@ -135,17 +133,15 @@ class RougeSpec:
 
     def _micro(self, sums: dict) -> dict:
         from vecscore.rouge.api import parse_metric
-        from vecscore.rouge.results import RougeResult, Score
+        from vecscore.rouge.stats import RougeStats
 
-        scores, stats = {}, {}
+        out = {}
         for m in self.metrics:
-            scores[m] = Score(np.zeros(1), np.zeros(1), np.zeros(1))
-            stats[m] = {k: np.array([sums[f"{m}_{k}"]]) for k in ("hits", "p_den", "r_den")}
             kind, param = parse_metric(m)
-            if kind == "W":
-                stats[m]["alpha"] = param
-        micro = RougeResult(scores, stats).micro(alpha=self.options.get("alpha"), beta=self.options.get("beta"))
-        return {m: s._asdict() for m, s in micro.items()}
+            stats = RougeStats(*(np.array([sums[f"{m}_{k}"]]) for k in ("hits", "p_den", "r_den")),
+                               exponent=param if kind == "W" else None)
+            out[m] = stats.micro(alpha=self.options.get("alpha"), beta=self.options.get("beta"))._asdict()
+        return out
 
 
 @dataclass(frozen=True)
@@ -173,11 +169,13 @@ class Rouge155Spec:
         """Exact means of the per-summary scores, and ``pooled`` (the script's ``-t 1`` without resampling)."""
         from vecscore.rouge.results import RougeResult, Score
         from vecscore.rouge.rouge155.api import perl_average
+        from vecscore.rouge.stats import RougeStats
 
         out = {"name": self.name, **_mean_scores(self.metrics, means)}
         if n and all(f"{m}_hits" in sums for m in self.metrics):
             scores = {m: Score(np.zeros(1), np.zeros(1), np.zeros(1)) for m in self.metrics}
-            stats = {m: {k: np.array([sums[f"{m}_{k}"]]) for k in ("hits", "p_den", "r_den")} for m in self.metrics}
+            stats = {m: RougeStats(*(np.array([sums[f"{m}_{k}"]]) for k in ("hits", "p_den", "r_den")))
+                     for m in self.metrics}
             pooled = perl_average(RougeResult(scores, stats), t=1, n_samples=0, alpha=self.options.get("alpha", 0.5))
             out["pooled"] = {m: s._asdict() for m, s in pooled.items()}
         return out

@@ -1,8 +1,9 @@
 """ROUGE: rouge-score's (``api``, ``scorer``), ROUGE-1.5.5's (``rouge155/``) and word-length-weighted
 ROUGE (``weighted``), from integer statistics per pair.
 
-``direct`` and ``compiled`` compute the statistics on the compiled route, ``multiref`` combines
-references, ``fscore`` and ``results`` turn statistics into scores.
+``plain`` (small batches), ``direct`` and ``compiled`` compute the statistics; ``multiref`` combines
+references into :class:`~vecscore.rouge.stats.RougeStats` (``stats``), whose scores ``fscore`` computes
+and ``results`` holds.
 """
 from __future__ import annotations
 

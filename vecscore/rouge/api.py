@@ -23,7 +23,7 @@ from vecscore.parallel import accepts_workers
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
 from vecscore.rouge.plain import plain_stats
-from vecscore.rouge.results import RougeResult, Score
+from vecscore.rouge.results import RougeResult
 from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.tokenizers import resolve_tokenizer
@@ -189,12 +189,10 @@ def rouge(
                 found = compiled_stats(hyps, refs, parsed, **options)
     per_metric, ref_ptr = found
     scores, stats = {}, {}
-    for name, (kind, param), (hits, hyp_count, ref_count, inverse) in zip(metrics, parsed, per_metric):
-        prf = combine(hits, hyp_count, ref_count, ref_ptr, multi_ref, alpha, beta, inverse)
-        scores[name] = Score(prf.precision, prf.recall, prf.fmeasure)
-        stats[name] = {"hits": prf.hits, "p_den": prf.p_den, "r_den": prf.r_den}
-        if inverse is not None:
-            stats[name]["alpha"] = param
+    for name, (hits, hyp_count, ref_count, exponent) in zip(metrics, per_metric):
+        scores[name], st = combine(hits, hyp_count, ref_count, ref_ptr, multi_ref, alpha, beta, exponent)
+        if st is not None:
+            stats[name] = st
     sig = _signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, np.diff(ref_ptr))
     return RougeResult(scores, stats, sig)
 

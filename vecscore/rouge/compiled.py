@@ -16,15 +16,16 @@ from vecscore.engine.counts import ngram_counts, overlap
 from vecscore.kernels.lcs import lcs_length_pairs
 from vecscore.kernels.union_lcs import union_lcs_hits_pairs
 from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
-from vecscore.rouge.direct import direct_applicable, direct_stats
+from vecscore.rouge.direct import direct_stats
 
 __all__ = ["compiled_stats", "metric_stats", "rouge_n_stats"]
 
 
 def compiled_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs):
-    """``(per_metric, ref_ptr)``: per metric ``(hits, hyp_count, ref_count, inverse)`` (see :func:`metric_stats`)."""
-    if direct_applicable(hyps, parsed, tokenizer, transform):
-        direct, ref_ptr = direct_stats(hyps, refs, parsed, refs_layout=refs_layout)
+    """``(per_metric, ref_ptr)``: per metric ``(hits, hyp_count, ref_count, exponent)`` (see :func:`metric_stats`)."""
+    found = direct_stats(hyps, refs, parsed, tokenizer=tokenizer, transform=transform, refs_layout=refs_layout)
+    if found is not None:
+        direct, ref_ptr = found
         return [(*st, None) for st in direct], ref_ptr
     batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform,
                         refs_layout=refs_layout, sentences=sentences)
@@ -39,10 +40,11 @@ def rouge_n_stats(batch: PairBatch, n: int):
 
 
 def metric_stats(batch: PairBatch, kind: str, param, wlcs: str = "rouge155"):
-    """``(hits, hyp_count, ref_count, inverse)`` of one metric.
+    """``(hits, hyp_count, ref_count, exponent)`` of one metric.
 
     ``hits`` and ``ref_count`` per reference row, ``hyp_count`` per pair;
-    ``inverse`` is ``None`` or ROUGE-W's ``f^-1`` applied to the ratios.
+    ``exponent`` is ``None``, or ROUGE-W's alpha: its statistics are weighted by ``f(k) = k ** alpha`` and
+    its ratios go through ``f^-1`` (:class:`vecscore.rouge.stats.RougeStats`).
     """
     if kind == "n":
         return (*rouge_n_stats(batch, int(param)), None)
@@ -62,12 +64,9 @@ def metric_stats(batch: PairBatch, kind: str, param, wlcs: str = "rouge155"):
     def f(x):
         return np.power(np.asarray(x, np.float64), alpha)
 
-    def inverse(x):
-        return np.power(x, 1.0 / alpha)
-
     if wlcs == "textbook":
         w = wlcs_lin_pairs(t.ids, t.offsets, t.ids, t.offsets, owner, ref_rows, alpha=alpha)
-        return w, f(hyp_len), f(ref_len), inverse
+        return w, f(hyp_len), f(ref_len), alpha
     so, ts = batch.sentences
     whit, wbase = wlcs_perl_pairs(t.ids, so, ts, t.ids, so, ts, owner, ref_rows, alpha=alpha, vocab_size=batch.n_vocab)
-    return whit, f(hyp_len), f(wbase), inverse
+    return whit, f(hyp_len), f(wbase), alpha

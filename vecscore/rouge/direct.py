@@ -27,10 +27,10 @@ from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
-__all__ = ["direct_applicable", "direct_stats"]
+__all__ = ["direct_stats"]
 
 
-def direct_applicable(hyps, parsed, tokenizer, transform) -> bool:
+def _applies(hyps, parsed, tokenizer, transform) -> bool:
     """Whether :func:`direct_stats` can score this call (the result would be the same either way)."""
     return (
         isinstance(tokenizer, str)
@@ -43,13 +43,19 @@ def direct_applicable(hyps, parsed, tokenizer, transform) -> bool:
     )
 
 
-def direct_stats(hyps, refs, parsed, *, refs_layout: str = "per-example", warn_empty: bool = True):
-    """Per metric ``(hits, hyp_count, ref_count)`` and the reference pointer.
+def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None, refs_layout: str = "per-example",
+                 warn_empty: bool = True):
+    """Per metric ``(hits, hyp_count, ref_count)`` and the reference pointer, or ``None``.
 
-    ``parsed`` holds ``("n", N)`` and ``("L", 0)`` entries (see
+    ``None`` means this route does not apply to the call (the protocol of every
+    route, see :mod:`vecscore.route`): not ``str`` texts, another tokenizer, a
+    vocabulary transform, or metrics other than rougeN and rougeL.  ``parsed``
+    holds ``("n", N)`` and ``("L", 0)`` entries (see
     :func:`vecscore.rouge.parse_metric`).  ``hits`` and ``ref_count`` have one
     entry per reference row, ``hyp_count`` one per pair.
     """
+    if not _applies(hyps, parsed, tokenizer, transform):
+        return None
     n = len(hyps)
     rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, _lowered_utf8)
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)

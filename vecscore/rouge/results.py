@@ -31,8 +31,10 @@ class Score(NamedTuple):
 class RougeResult(Mapping):
     """Per-pair ROUGE scores: ``result["rouge1"].fmeasure`` is an array.
 
-    ``stats[metric]`` holds the integer sufficient statistics of each pair
-    (``hits``, ``p_den``, ``r_den``) where the convention defines them.
+    ``stats[metric]`` is the metric's :class:`vecscore.rouge.stats.RougeStats`
+    (``hits``, ``p_den``, ``r_den`` per pair), for every metric whose
+    multi-reference convention scores from one set of counts (``best``,
+    ``best-recall``, ``pooled``; not ``mean`` or ``jackknife``).
     """
 
     scores: dict
@@ -66,22 +68,15 @@ class RougeResult(Mapping):
 
     def micro(self, *, alpha: float | None = None, beta: float | None = None) -> dict[str, Score]:
         """Corpus scores from pooled counts: ``sum(hits) / sum(denominators)``."""
-        from vecscore.rouge.fscore import f_measure, safe_ratio
-
         out = {}
         for k in self.scores:
             st = self.stats.get(k)
-            if st is None or st.get("hits") is None:
+            if st is None:
                 raise VecscoreError(
                     f"micro averages need integer statistics, which the {k} scores under this multi_ref convention "
                     "do not have; use mean() or multi_ref='best'/'best-recall'/'pooled'"
                 )
-            hits = np.sum(st["hits"])
-            p = float(safe_ratio(hits, np.sum(st["p_den"])))
-            r = float(safe_ratio(hits, np.sum(st["r_den"])))
-            if st.get("alpha"):  # ROUGE-W: ratios of weighted statistics go through f^-1
-                p, r = p ** (1 / st["alpha"]), r ** (1 / st["alpha"])
-            out[k] = Score(p, r, float(f_measure(p, r, alpha, beta)))
+            out[k] = st.micro(alpha, beta)
         return out
 
     def to_dict(self) -> dict[str, dict[str, list[float]]]:

@@ -41,7 +41,7 @@ from vecscore.parallel import accepts_workers
 from vecscore.rouge.api import make_transform
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
-from vecscore.rouge.results import RougeResult, Score
+from vecscore.rouge.results import RougeResult
 from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["rouge_weighted"]
@@ -85,7 +85,7 @@ def rouge_weighted(
     Examples
     --------
     >>> r = rouge_weighted([["武汉", "市", "长江大桥"]], [["武汉", "长江大桥"]], metrics=["rouge1", "rougeL"])
-    >>> r.stats["rouge1"]["hits"].tolist(), r.stats["rouge1"]["p_den"].tolist(), r.stats["rouge1"]["r_den"].tolist()
+    >>> r.stats["rouge1"].hits.tolist(), r.stats["rouge1"].p_den.tolist(), r.stats["rouge1"].r_den.tolist()
     ([6], [7], [6])
     """
     if isinstance(metrics, str):
@@ -139,9 +139,9 @@ def rouge_weighted(
             row_tot = ck[koff[1:]] - ck[koff[:-1]]
             hits = weighted_overlap_pairs(keys, kw, koff, owner, ref_rows) if len(owner) else np.zeros(0, np.int64)
             hyp_tot, ref_tot = row_tot[hyp_rows], row_tot[ref_rows]
-        prf = combine(hits, hyp_tot, ref_tot, batch.ref_ptr, multi_ref, alpha, beta)
-        scores[name] = Score(prf.precision, prf.recall, prf.fmeasure)
-        stats[name] = {"hits": prf.hits, "p_den": prf.p_den, "r_den": prf.r_den}
+        scores[name], st = combine(hits, hyp_tot, ref_tot, batch.ref_ptr, multi_ref, alpha, beta)
+        if st is not None:
+            stats[name] = st
     tok = tokenizer if isinstance(tokenizer, str) else "custom"
     sig = f"{'+'.join(metrics)}|weight:chars|tok:{tok}|stem:{'yes' if stemmer else 'no'}|multi:{multi_ref}"
     return RougeResult(scores, stats, sig)

@@ -118,6 +118,7 @@ from vecscore.rouge.rouge155 import plain as plain155
 from vecscore.rouge.rouge155.args import Rouge155Args, rouge155_args
 from vecscore.rouge.rouge155.average import perl_average
 from vecscore.rouge.rouge155.rounding import perl_round5
+from vecscore.rouge.stats import RougeStats
 from vecscore.route import text_chars, use_plain
 from vecscore.text.perl_stemmer import stem as perl_stem
 from vecscore.text.stopwords import smart_stopwords
@@ -647,7 +648,7 @@ def rouge155(
     -------
     RougeResult
         ``result["rougeSU4"].fmeasure`` etc., float64 arrays with one score
-        per pair; ``result.stats[metric]`` holds ``hits``, ``p_den``, ``r_den``
+        per pair; ``result.stats[metric]`` is a ``RougeStats``: ``hits``, ``p_den``, ``r_den``
         after the multi-reference rule (integers; floats for ROUGE-W, whose
         ``p_den``/``r_den`` are the ``f``-weighted lengths).
 
@@ -684,7 +685,7 @@ def rouge155(
         else:
             f = f_measure(p, r, alpha=alpha)
         scores[name] = Score(p, r, f)
-        stats[name] = {"hits": h, "p_den": pd, "r_den": rd}
+        stats[name] = RougeStats(h, pd, rd)
     return RougeResult(scores, stats, _signature(metrics, stem, stopwords, word_limit, byte_limit, multi_ref,
                                                  alpha, round5, su_compat, wlcs_compat, byte_limit_compat,
                                                  np.diff(st.ref_ptr)))
