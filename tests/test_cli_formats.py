@@ -136,7 +136,7 @@ def test_rouge155_command(tmp_path, capsys):
     assert main(["rouge155", *inputs["csv"], "--script-options", "-n 2 -2 4 -u -m", "--per-pair",
                  "--chunk-size", "5"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    direct = rouge155(HYPS, refs, metrics=["rouge1", "rouge2", "rougeL", "rougeSU4"], stem=True, round5=True)
+    direct = rouge155(HYPS, refs, metrics=["rouge1", "rouge2", "rougeL", "rougeSU4"], stemmer=True, round5=True)
     assert [r["rougeSU4_fmeasure"] for r in rows] == direct["rougeSU4"].fmeasure.tolist()
     assert main(["rouge155", *inputs["text"], "--metrics", "rougeS*", "rougeW-1.2"]) == 0
     summary = json.loads(capsys.readouterr().out)

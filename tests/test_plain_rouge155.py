@@ -282,7 +282,7 @@ def test_plain_route_loads_no_numba():
         hyps = ["Police killed the gunman.\\nHe fled the scene.", "mice went home"]
         refs = [["police kill the gunman\\nthe gunman fled", "he fled"], "the mouse goes home"]
         full = ["rouge1", "rouge2", "rougeL", "rougeW-1.2", "rougeS4", "rougeSU4", "rougeS*"]
-        r = m.rouge155(hyps, refs, metrics=full, stem=True, stopwords=True)
+        r = m.rouge155(hyps, refs, metrics=full, stemmer=True, stopwords=True)
         m.rouge155(hyps, refs, metrics=full, byte_limit=12, multi_ref="best-recall", su_compat=False)
         m.rouge155(hyps, refs, metrics=full, word_limit=3, round5=False)
         m.perl_average(r, n_samples=100)

@@ -175,11 +175,11 @@ def test_anchor_limits_stopwords_stemming():
         assert rouge155(h, r, metrics=["rouge1"], **kw)["rouge1"].fmeasure.tolist() == [1.0]
     h, r = ["the cats were running in the gardens"], ["a cat runs in a garden"]
     got = [rouge155(h, r, metrics=["rouge1"], round5=True, **kw)["rouge1"].fmeasure[0]
-           for kw in ({}, {"stopwords": True}, {"stem": True}, {"stem": True, "stopwords": True})]
+           for kw in ({}, {"stopwords": True}, {"stemmer": True}, {"stemmer": True, "stopwords": True})]
     assert got == [0.15385, 0.0, 0.61539, 1.0]
     # mice -> mouse but mouse -> mous: only "go" and "home" match
     assert rouge155(["the mice went home"], ["a mouse goes home"], metrics=["rouge1"],
-                    stem=True)["rouge1"].fmeasure[0] == 0.5
+                    stemmer=True)["rouge1"].fmeasure[0] == 0.5
 
 
 def test_skip_bigram_anchor_and_alpha():
@@ -235,7 +235,7 @@ def test_metric_names():
 
 def test_argv_mapping():
     a = rouge155_args("-n 2 -2 4 -u -m -s -l 100 -f B -p 0.3 -t 1 -r 10 -d -a -e /x".split())
-    assert a.kwargs == {"metrics": ["rouge1", "rouge2", "rougeL", "rougeSU4"], "stem": True, "stopwords": True,
+    assert a.kwargs == {"metrics": ["rouge1", "rouge2", "rougeL", "rougeSU4"], "stemmer": True, "stopwords": True,
                         "word_limit": 100, "multi_ref": "best-recall", "alpha": 0.3, "round5": True}
     assert (a.average, a.resamples, a.per_eval, a.ignored) == (1, 10, True, ("-a", "-e"))
     assert rouge155_args(["-ms", "-x", "-2", "-1"]).kwargs["metrics"] == ["rougeS*"]

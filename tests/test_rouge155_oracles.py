@@ -87,11 +87,11 @@ def realsumm(shared_data):
 def test_realsumm_per_pair(realsumm, stem, db_good):
     hyps, refs, exp = realsumm
     key = "rouge155_stem" if stem else "rouge155_nostem"
-    res = rouge155(hyps, refs, metrics=M_REALSUMM, stem=stem, round5=True)
+    res = rouge155(hyps, refs, metrics=M_REALSUMM, stemmer=stem, round5=True)
     assert res.n_pairs == 2500
     _assert_exact(res, [e[key] for e in exp], M_REALSUMM, f"realsumm stem={stem}")
     # full precision (round5=False) stays within the script's rounding
-    raw = rouge155(hyps, refs, metrics=M_REALSUMM, stem=stem)
+    raw = rouge155(hyps, refs, metrics=M_REALSUMM, stemmer=stem)
     for m in M_REALSUMM:
         assert np.max(np.abs(raw[m].recall - res[m].recall)) <= 5e-6 + 1e-12
         assert np.max(np.abs(raw[m].precision - res[m].precision)) <= 5e-6 + 1e-12
@@ -100,7 +100,7 @@ def test_realsumm_per_pair(realsumm, stem, db_good):
 
 def test_two_databases_differ_only_on_best_better(realsumm):
     hyps, refs, exp = realsumm
-    res = rouge155(hyps, refs, metrics=["rouge1"], stem=True, round5=True)
+    res = rouge155(hyps, refs, metrics=["rouge1"], stemmer=True, round5=True)
     want = np.array([e["rouge155_stem"]["ROUGE-1"]["F"] for e in exp])
     differ = set(np.flatnonzero(np.abs(res["rouge1"].fmeasure - want) > 1e-9).tolist())
     words = {i for i in range(len(hyps)) if re.search(r"(?i)\b(best|better)\b", hyps[i] + "\n".join(refs[i][0]))}

@@ -133,8 +133,11 @@ def _rouge_options(p: argparse.ArgumentParser, with_metrics: bool) -> None:
         g.add_argument("--metrics", nargs="+", default=list(DEFAULT_METRICS),
                        help="rouge1 rouge2 ... rougeL rougeLsum rougeW rougeW-<alpha> (default: %(default)s)")
     g.add_argument("--tokenizer", default="rouge-score", choices=TOKENIZERS)
-    g.add_argument("--stem", action="store_true", help="Porter stemming, as rouge-score's use_stemmer=True")
-    g.add_argument("--stopwords", metavar="FILE", help="remove these tokens (one per line)")
+    g.add_argument("--stemmer", "--stem", dest="stem", action="store_true",
+                   help="Porter stemming, as rouge-score's use_stemmer=True")
+    g.add_argument("--stopwords", metavar="FILE", nargs="?", const=True,
+                   help="remove stopwords: the tokens in FILE (one per line), or without FILE the SMART list "
+                        "(ROUGE-1.5.5's -s)")
     g.add_argument("--multi-ref", default="best", choices=MULTI_REF,
                    help="multi-reference convention (default: %(default)s)")
     weight = g.add_mutually_exclusive_group()
@@ -188,8 +191,10 @@ def _rouge155_options(p: argparse.ArgumentParser) -> None:
                    "(default: rouge1 rouge2 rougeL rougeW-1.2 rougeS4 rougeSU4)")
     g.add_argument("--script-options", metavar="FLAGS", help="the script's flags instead, e.g. \"-n 2 -2 4 -u -m -s\" "
                    "(metrics, -m, -s, -l, -b, -f, -p; per-summary values rounded to 5 decimals as printed)")
-    g.add_argument("--stem", action="store_true", help="-m: the script's Porter stemmer with WordNet exceptions")
-    g.add_argument("--stopwords", action="store_true", help="-s: remove the SMART stopwords")
+    g.add_argument("--stemmer", "--stem", dest="stem", action="store_true",
+                   help="-m: the script's Porter stemmer with WordNet exceptions")
+    g.add_argument("--stopwords", metavar="FILE", nargs="?", const=True,
+                   help="-s: remove the SMART stopwords; with FILE, the tokens in FILE (one per line) instead")
     g.add_argument("--word-limit", type=_positive_int, help="-l")
     g.add_argument("--byte-limit", type=_positive_int, help="-b")
     g.add_argument("--multi-ref", default="pooled", choices=["pooled", "best-recall"], help="-f A (pooled) or -f B")
@@ -283,8 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_stopwords(path):
-    if path is None:
-        return None
+    if path is None or path is True:  # not given, or given without FILE: the SMART list
+        return path
     from vecscore.io.read import read_lines
 
     return [w.strip() for w in read_lines(path) if w.strip()]
@@ -313,9 +318,9 @@ def rouge155_spec(args) -> Rouge155Spec:
         metrics = kwargs.pop("metrics")
         return Rouge155Spec(tuple(metrics), kwargs)
     compat = not args.no_compat
-    kwargs = dict(stem=args.stem, stopwords=args.stopwords, word_limit=args.word_limit, byte_limit=args.byte_limit,
-                  multi_ref=args.multi_ref, alpha=args.alpha, round5=args.round5, su_compat=compat,
-                  wlcs_compat=compat, byte_limit_compat=compat)
+    kwargs = dict(stemmer=args.stem, stopwords=_read_stopwords(args.stopwords), word_limit=args.word_limit,
+                  byte_limit=args.byte_limit, multi_ref=args.multi_ref, alpha=args.alpha, round5=args.round5,
+                  su_compat=compat, wlcs_compat=compat, byte_limit_compat=compat)
     return Rouge155Spec(tuple(args.metrics or DEFAULT_METRICS_155), kwargs)
 
 

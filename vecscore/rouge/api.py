@@ -26,6 +26,7 @@ from vecscore.rouge.plain import plain_stats
 from vecscore.rouge.results import RougeResult
 from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
 from vecscore.text.stemming import get_stemmer
+from vecscore.text.stopwords import stopword_set, stopwords_label
 from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["rouge", "parse_metric", "validate_metrics", "DEFAULT_METRICS"]
@@ -65,7 +66,7 @@ def validate_metrics(metrics: str | Sequence[str]) -> list:
 
 def make_transform(tokenizer, stemmer, stopwords):
     stem = get_stemmer(stemmer)
-    stop = frozenset(stopwords) if stopwords else None
+    stop = stopword_set(stopwords)
     valid = tokenizer == "rouge-score"
     if stem is None and stop is None:
         return None
@@ -89,7 +90,7 @@ def _signature(metrics, tokenizer, lowercase, stemmer, stopwords, multi_ref, alp
     nref = "0" if nrefs.size == 0 else (str(int(nrefs[0])) if np.all(nrefs == nrefs[0]) else "var")
     return (
         f"{'+'.join(metrics)}|tok:{tok}|lc:{'yes' if lowercase or tok == 'rouge-score' else 'no'}|stem:{stem}"
-        f"|stop:{'yes' if stopwords else 'no'}|multi:{multi_ref}|f:{weight}|nrefs:{nref}|version:{__version__}"
+        f"|stop:{stopwords_label(stopwords)}|multi:{multi_ref}|f:{weight}|nrefs:{nref}|version:{__version__}"
     )
 
 
@@ -102,7 +103,7 @@ def rouge(
     tokenizer: str | Callable[[str], list[str]] = "rouge-score",
     lowercase: bool = False,
     stemmer: bool | str | Callable[[str], str] = False,
-    stopwords: Iterable[str] | None = None,
+    stopwords: bool | Iterable[str] | None = None,
     multi_ref: str = "best",
     alpha: float | None = None,
     beta: float | None = None,
@@ -132,8 +133,10 @@ def rouge(
     stemmer : bool, "porter" or callable
         ``True``/``"porter"``: NLTK's Porter stemmer on tokens longer than 3
         characters, as rouge-score's ``use_stemmer=True``.
-    stopwords : iterable of str, optional
-        Tokens to remove (compared before stemming).
+    stopwords : bool or iterable of str, optional
+        Tokens to remove (compared with the tokens as the tokenizer gives
+        them, before stemming); ``True`` is the SMART list of ROUGE-1.5.5's
+        ``-s``.
     multi_ref : str
         ``best`` (rouge-score ``score_multi``, default), ``best-recall``,
         ``pooled``, ``mean`` or ``jackknife``; see :mod:`vecscore.rouge.multiref`.

@@ -65,7 +65,7 @@ def rouge_weighted(
     tokenizer: str | Callable[[str], list[str]] = "rouge-score",
     lowercase: bool = False,
     stemmer: bool | str | Callable[[str], str] = False,
-    stopwords: Iterable[str] | None = None,
+    stopwords: bool | Iterable[str] | None = None,
     multi_ref: str = "best",
     alpha: float | None = None,
     beta: float | None = None,

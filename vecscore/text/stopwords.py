@@ -13,7 +13,9 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["smart_stopwords"]
+from vecscore.errors import VecscoreError
+
+__all__ = ["smart_stopwords", "stopword_set", "stopwords_label"]
 
 _DATA = "vecscore.data"
 
@@ -37,3 +39,34 @@ def smart_stopwords() -> frozenset[str]:
     """
     text = (resources.files(_DATA) / "rouge155" / "smart_common_words.txt").read_text("ascii")
     return frozenset(line for line in text.split("\n") if line)
+
+
+def stopword_set(stopwords) -> frozenset[str] | None:
+    """The ``stopwords`` argument of :func:`vecscore.rouge` and :func:`vecscore.rouge155` as a set, or ``None``.
+
+    ``True`` is the SMART list (:func:`smart_stopwords`, ROUGE-1.5.5's ``-s``);
+    a collection of ``str`` is those words; ``None``, ``False`` or an empty
+    collection is no stopwords.
+    """
+    if stopwords is None or stopwords is False:
+        return None
+    if stopwords is True:
+        return smart_stopwords()
+    if isinstance(stopwords, (str, bytes)):
+        raise VecscoreError(f"stopwords must be True (the SMART list), a collection of words or None, not the single "
+                            f"string {stopwords!r}; wrap one word in a list: [{stopwords!r}]")
+    try:
+        words = frozenset(stopwords)
+    except TypeError:
+        raise VecscoreError(f"stopwords must be True (the SMART list), a collection of words or None, not "
+                            f"{type(stopwords).__name__}") from None
+    bad = next((w for w in words if not isinstance(w, str)), None)
+    if bad is not None:
+        raise VecscoreError(f"stopwords must be strings; found {bad!r} ({type(bad).__name__})")
+    return words or None
+
+
+def stopwords_label(stopwords) -> str:
+    """The signature's ``stop:`` field: ``smart``, ``custom`` or ``no``."""
+    words = stopword_set(stopwords)
+    return "no" if words is None else ("smart" if stopwords is True else "custom")

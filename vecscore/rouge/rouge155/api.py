@@ -94,7 +94,7 @@ takes that route.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Protocol
@@ -121,7 +121,7 @@ from vecscore.rouge.rouge155.rounding import perl_round5
 from vecscore.rouge.stats import RougeStats
 from vecscore.route import text_chars, use_plain
 from vecscore.text.perl_stemmer import stem as perl_stem
-from vecscore.text.stopwords import smart_stopwords
+from vecscore.text.stopwords import stopword_set, stopwords_label
 
 __all__ = [
     "rouge155",
@@ -255,15 +255,16 @@ def _layout_fast(hyps, refs):
     return None
 
 
-def make_transform(stem: bool, stopwords: bool):
-    if not stem and not stopwords:
+def make_transform(stemmer: bool, stopwords):
+    stop = stopword_set(stopwords)
+    if not stemmer and stop is None:
         return None
-    stop = smart_stopwords() if stopwords else frozenset()
+    stop = stop or frozenset()
 
     def transform(word: str):
         if word in stop:
             return None
-        return perl_stem(word) if stem else word
+        return perl_stem(word) if stemmer else word
 
     return transform
 
@@ -601,8 +602,8 @@ def rouge155(
     refs: Sequence,
     *,
     metrics: Sequence[str] = DEFAULT_METRICS_155,
-    stem: bool = False,
-    stopwords: bool = False,
+    stemmer: bool = False,
+    stopwords: bool | Iterable[str] | None = False,
     word_limit: int | None = None,
     byte_limit: int | None = None,
     multi_ref: str = "pooled",
@@ -629,10 +630,12 @@ def rouge155(
         See the module docstring: ``rouge1`` ... ``rougeN``, ``rougeL``,
         ``rougeW-1.2`` (any weight), ``rougeS4``, ``rougeSU4`` (any gap),
         ``rougeS*``, ``rougeSU*``, or the script's names.
-    stem : bool
+    stemmer : bool
         ``-m``: the script's Porter stemmer with WordNet 2.0 exceptions.
-    stopwords : bool
-        ``-s``: remove the SMART stopwords.
+    stopwords : bool or iterable of str
+        ``True`` is ``-s``: remove the SMART stopwords (the script's list);
+        a collection removes those words instead (compared with the
+        script's lowercased tokens, before stemming).
     word_limit, byte_limit : int, optional
         ``-l`` / ``-b``, applied to the hypothesis and to every reference.
     multi_ref : {"pooled", "best-recall"}
@@ -669,7 +672,7 @@ def rouge155(
     need_lcs = any(s.kind in ("L", "W") for s in specs)
     route = (_PlainRoute() if use_plain(True, lambda: _plain_size(H, R, specs), _route.COST["rouge155"])
              else _CompiledRoute())
-    st = route.streams(H, R, need_lcs=need_lcs, transform=make_transform(stem, stopwords), word_limit=word_limit,
+    st = route.streams(H, R, need_lcs=need_lcs, transform=make_transform(stemmer, stopwords), word_limit=word_limit,
                        byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
     _warn_empty(H, R, st)
     alpha = float(alpha)
@@ -686,17 +689,17 @@ def rouge155(
             f = f_measure(p, r, alpha=alpha)
         scores[name] = Score(p, r, f)
         stats[name] = RougeStats(h, pd, rd)
-    return RougeResult(scores, stats, _signature(metrics, stem, stopwords, word_limit, byte_limit, multi_ref,
+    return RougeResult(scores, stats, _signature(metrics, stemmer, stopwords, word_limit, byte_limit, multi_ref,
                                                  alpha, round5, su_compat, wlcs_compat, byte_limit_compat,
                                                  np.diff(st.ref_ptr)))
 
 
-def _signature(metrics, stem, stopwords, wl, bl, multi_ref, alpha, round5, su, w, b, nrefs) -> str:
+def _signature(metrics, stemmer, stopwords, wl, bl, multi_ref, alpha, round5, su, w, b, nrefs) -> str:
     limit = f"l{wl}" if wl else (f"b{bl}" if bl else "none")
     nref = "0" if nrefs.size == 0 else (str(int(nrefs[0])) if np.all(nrefs == nrefs[0]) else "var")
     quirks = ",".join(q for q, on in (("su", su), ("w", w), ("b", b)) if on) or "none"
     return (
-        f"{'+'.join(script_metric_name(m) for m in metrics)}|rouge155|tok:perl|stem:{'perl' if stem else 'no'}"
-        f"|stop:{'smart' if stopwords else 'no'}|limit:{limit}|f:{'A' if multi_ref == 'pooled' else 'B'}"
+        f"{'+'.join(script_metric_name(m) for m in metrics)}|rouge155|tok:perl|stem:{'perl' if stemmer else 'no'}"
+        f"|stop:{stopwords_label(stopwords)}|limit:{limit}|f:{'A' if multi_ref == 'pooled' else 'B'}"
         f"|alpha:{alpha}|round:{'5' if round5 else 'no'}|quirks:{quirks}|nrefs:{nref}|version:{__version__}"
     )

@@ -89,7 +89,7 @@ def rouge155_args(argv: Sequence[str]) -> Rouge155Args:
     Examples
     --------
     >>> a = rouge155_args("-c 95 -2 -1 -U -r 1000 -n 2 -w 1.2 -a -m -l 10".split())
-    >>> a.kwargs["metrics"], a.kwargs["stem"], a.kwargs["word_limit"]
+    >>> a.kwargs["metrics"], a.kwargs["stemmer"], a.kwargs["word_limit"]
     (['rouge1', 'rouge2', 'rougeL', 'rougeW-1.2', 'rougeS*', 'rougeSU*'], True, 10)
     """
     if isinstance(argv, str):
@@ -125,7 +125,7 @@ def rouge155_args(argv: Sequence[str]) -> Rouge155Args:
             metrics.append(f"rougeS{g}")
     if not metrics:
         raise VecscoreError("these options compute no metric (-x without -n, -w or -2)")
-    kwargs: dict = {"metrics": metrics, "stem": bool(o.get("m")), "stopwords": bool(o.get("s"))}
+    kwargs: dict = {"metrics": metrics, "stemmer": bool(o.get("m")), "stopwords": bool(o.get("s"))}
     if "l" in o:
         kwargs["word_limit"] = _number("l", o["l"], int)
     if "b" in o:
