@@ -27,14 +27,22 @@ import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
-__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "resolve_layout", "as_rows", "input_kind", "check_units", "normalize_refs",
-           "warn_empty_rows", "check_unicode", "user_row", "rows_named",
+__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "check_layout", "resolve_layout", "as_rows", "input_kind", "check_units",
+           "normalize_refs", "warn_empty_rows", "check_unicode", "user_row", "rows_named",
            "batch_rows", "unicode_errors", "plain_str"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
 #: different meanings is an error (see :func:`resolve_layout`)
 AUTO_LAYOUT = "auto"
+
+
+def check_layout(refs_layout: str, auto: bool = True) -> str:
+    """``refs_layout`` itself, after checking it names a layout (``"auto"`` only when ``auto``)."""
+    valid = (AUTO_LAYOUT, *REFS_LAYOUTS) if auto else REFS_LAYOUTS
+    if refs_layout not in valid:
+        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, valid))}, not {refs_layout!r}")
+    return refs_layout
 
 
 def as_rows(rows: Any, what: str) -> list:

@@ -41,11 +41,7 @@ vecscore                               sacreBLEU 2.6
 """
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from operator import methodcaller
 from typing import Any
 
 import numpy as np
@@ -53,11 +49,22 @@ import numpy as np
 from vecscore.bleu import formulas as bf
 from vecscore.bleu import plain as plain_bleu
 from vecscore.bleu import plain_formulas as plain_formulas
-from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty
-from vecscore.errors import VecscoreError, VecscoreWarning, warn
+from vecscore.bleu.options import (
+    SMOOTH_METHODS,
+    TOKENIZERS,
+    Options,
+    TokenizedInputWarning,
+    check_hyps,
+    check_kind,
+    warn_cjk,
+    warn_tokenized,
+)
+from vecscore.bleu.scores import BLEUScore, BLEUScores
+from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats
+from vecscore.errors import VecscoreError
 from vecscore.inputs import (
     as_rows,
-    check_units,
+    check_layout,
     input_kind,
     normalize_refs,
     resolve_layout,
@@ -82,193 +89,9 @@ __all__ = [
     "TOKENIZERS",
 ]
 
-SMOOTH_METHODS = tuple(bf.SMOOTH_DEFAULTS)
-#: sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`; the plain route implements them all)
-TOKENIZERS = plain_bleu.TOKENIZERS
 #: a row of scores from statistics counts as this many characters for the route
 #: (:func:`vecscore.route.use_plain`): the plain formulas cost about 4 us a row, 16 characters of rouge1
 _ROW_CHARS = 16
-_TOKENIZED_LIMIT = 100  # sacreBLEU warns from 100 hypotheses ending in " ."
-
-
-class TokenizedInputWarning(VecscoreWarning):
-    """sacreBLEU's warning: 100 or more hypotheses end in " ." (tokenized input?)."""
-
-
-# --- results ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BLEUScore:
-    """One BLEU score (0..100), with sacreBLEU's ``BLEUScore`` fields.
-
-    ``counts``/``totals`` are sacreBLEU's: under ``add-k`` smoothing they
-    include the ``k`` added to orders >= 2 (unless nothing matched).  The
-    raw int64 per-pair statistics are in ``stats`` (``None`` for one pair
-    taken out of a :class:`BLEUScores`).
-    """
-
-    score: float
-    counts: np.ndarray
-    totals: np.ndarray
-    precisions: np.ndarray
-    bp: float
-    sys_len: int
-    ref_len: int
-    signature: str = ""
-    stats: BleuStats | None = field(default=None, repr=False, compare=False)
-
-    name = "BLEU"
-
-    @property
-    def ratio(self) -> float:
-        return self.sys_len / self.ref_len if self.ref_len else 0
-
-    def format(self, width: int = 2, score_only: bool = False, signature: bool | str = False,
-               is_json: bool = False) -> str:
-        """sacreBLEU's ``Score.format``: ``BLEU = 29.06 65.0/35.3/20.0/10.0 (BP = ...)``.
-
-        ``signature=True`` prefixes this result's signature (a string is used as given).
-        """
-        sig = self.signature if signature is True else (signature or "")
-        line = bf.format_sacrebleu(self.score, self.precisions, self.bp, self.sys_len, self.ref_len,
-                                   signature=sig, width=width)
-        if score_only:
-            return f"{self.score:.{width}f}"
-        if is_json:
-            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig,
-                 "verbose_score": line.split(" = ", 1)[1].split(" ", 1)[1]}
-            for item in filter(None, sig.split("|")):
-                key, value = item.split(":", 1)
-                d[key] = value
-            return json.dumps(d, indent=1, ensure_ascii=False)
-        return line
-
-    def __str__(self) -> str:
-        return self.format()
-
-
-@dataclass(frozen=True)
-class BLEUScores:
-    """Sentence BLEU for a batch: one entry per pair.
-
-    ``score``, ``bp``, ``sys_len``, ``ref_len`` have shape ``(N,)``;
-    ``counts``, ``totals``, ``precisions`` shape ``(N, max_ngram_order)``.
-    ``scores[i]`` is pair ``i`` as a :class:`BLEUScore`.
-    """
-
-    score: np.ndarray
-    counts: np.ndarray
-    totals: np.ndarray
-    precisions: np.ndarray
-    bp: np.ndarray
-    sys_len: np.ndarray
-    ref_len: np.ndarray
-    signature: str = ""
-    stats: BleuStats | None = field(default=None, repr=False, compare=False)
-
-    def __len__(self) -> int:
-        return len(self.score)
-
-    def __getitem__(self, i: int) -> BLEUScore:
-        return BLEUScore(float(self.score[i]), self.counts[i], self.totals[i], self.precisions[i],
-                         float(self.bp[i]), int(self.sys_len[i]), int(self.ref_len[i]), self.signature)
-
-
-# --- options ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Options:
-    tokenize: str = "13a"
-    lowercase: bool = False
-    smooth_method: str = "exp"
-    smooth_value: float | None = None
-    max_ngram_order: int = 4
-    effective_order: bool = False
-    brevity_penalty: str = "closest"
-    force: bool = False
-
-    def __post_init__(self):
-        if self.tokenize not in TOKENIZERS:
-            raise VecscoreError(f"unknown tokenize {self.tokenize!r}; valid: {', '.join(TOKENIZERS)}")
-        if self.smooth_method not in bf.SMOOTH_DEFAULTS:
-            raise VecscoreError(f"unknown smooth_method {self.smooth_method!r}; valid: {', '.join(SMOOTH_METHODS)}")
-        if isinstance(self.max_ngram_order, bool) or not isinstance(self.max_ngram_order, (int, np.integer)) \
-                or self.max_ngram_order < 1:
-            raise VecscoreError(f"max_ngram_order must be an int >= 1, got {self.max_ngram_order!r}")
-        check_brevity_penalty(self.brevity_penalty)
-
-    @property
-    def smooth_k(self):
-        v = bf.SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
-        return v
-
-    def signature(self, nrefs, short: bool = False) -> str:
-        sig = bf.sacrebleu_signature(
-            nrefs=nrefs, lowercase=self.lowercase, tokenize=self.tokenize, smooth_method=self.smooth_method,
-            smooth_value=self.smooth_value, effective_order=self.effective_order, short=short,
-        )
-        if self.brevity_penalty != "closest":  # not sacreBLEU's BLEU: say so before the version
-            head, _, version = sig.rpartition("|")
-            sig = f"{head}|bp:{self.brevity_penalty}|{version}"
-        return sig
-
-
-def _check_layout(refs_layout: str, auto: bool = True) -> str:
-    valid = ("auto", "per-example", "streams") if auto else ("per-example", "streams")
-    if refs_layout not in valid:
-        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, valid))}, not {refs_layout!r}")
-    return refs_layout
-
-
-def _hyps_kind(hyps) -> str:
-    return input_kind(hyps)
-
-
-def _check_hyps(hyps) -> str:
-    kind = _hyps_kind(hyps)
-    check_units(hyps, kind, "hyps")
-    return kind
-
-
-def _check_kind(kind: str, opts: _Options) -> None:
-    if kind != "text" and (opts.tokenize != "none" or opts.lowercase):
-        raise VecscoreError(
-            f"hyps are pre-tokenized ({kind}); pass tokenize='none' (and lowercase=False) so that no "
-            "tokenizer is claimed in the signature"
-        )
-
-
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
-def _warn_cjk(hyps, kind: str, opts: _Options) -> None:
-    """Warn when most of the hypotheses' characters are Chinese, Japanese or Korean and the tokenizer is a word one."""
-    if kind != "text" or opts.tokenize not in ("13a", "intl"):
-        return
-    sample = "".join(hyps[:200])
-    letters = sum(1 for c in sample if not c.isspace())
-    if letters and len(_CJK.findall(sample)) * 2 > letters:
-        warn(
-            f"the hypotheses look like Chinese, Japanese or Korean text, which tokenize={opts.tokenize!r} does not "
-            "split into words, so BLEU counts whole phrases as tokens and comes out very low. Use tokenize='zh' "
-            "for Chinese (sacreBLEU's choice for WMT) or tokenize='char' (Japanese, Korean)",
-            VecscoreWarning,
-        )
-
-
-def _warn_tokenized(hyps, kind: str, opts: _Options) -> None:
-    if opts.force or kind != "text":
-        return
-    n = sum(map(methodcaller("endswith", " ."), hyps))
-    if n >= _TOKENIZED_LIMIT:
-        warn(
-            f"{n} hypotheses end in a tokenized period (' .'): it looks like you forgot to detokenize your test "
-            "data, which may hurt your score (sacreBLEU's warning). If your data is detokenized, or you don't "
-            "care, pass force=True.",
-            TokenizedInputWarning,
-        )
 
 
 def _compiled():
@@ -278,14 +101,14 @@ def _compiled():
     return bleu_direct
 
 
-def _stats(hyps, refs, opts: _Options, refs_layout: str):
+def _stats(hyps, refs, opts: Options, refs_layout: str):
     """``(stats, kind, formulas)``: the statistics, the input kind, and the formulas of the route taken."""
     hyps = as_rows(hyps, "hyps")
-    kind = _hyps_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
-    _check_kind(kind, opts)
+    kind = input_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
+    check_kind(kind, opts)
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
-    layout = resolve_layout(refs, len(hyps), _check_layout(refs_layout))
+    layout = resolve_layout(refs, len(hyps), check_layout(refs_layout))
     options: dict[str, Any] = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
     if plain is not None:
@@ -303,7 +126,7 @@ def _stats_formulas(rows: int):
     return plain_formulas if use_plain(True, lambda: rows * _ROW_CHARS) else bf
 
 
-def _sacre_counts(correct, total, opts: _Options):
+def _sacre_counts(correct, total, opts: Options):
     """sacreBLEU's ``counts``/``totals``: ``add-k`` adds k to orders >= 2 when anything matched."""
     if opts.smooth_method != "add-k":
         return correct, total
@@ -314,7 +137,7 @@ def _sacre_counts(correct, total, opts: _Options):
     return correct + add, total + add
 
 
-def _corpus_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScore:
+def _corpus_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScore:
     """``formulas``: :mod:`vecscore.bleu.formulas` or :mod:`vecscore.bleu.plain_formulas` (None: by size)."""
     formulas = formulas or _stats_formulas(1)
     st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
@@ -326,7 +149,7 @@ def _corpus_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScore
                      opts.signature(stats.nrefs_label()), stats)
 
 
-def _sentence_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUScores:
+def _sentence_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScores:
     """As :func:`_corpus_result`, one score per row."""
     formulas = formulas or _stats_formulas(stats.n_pairs)
     st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
@@ -338,7 +161,7 @@ def _sentence_result(stats: BleuStats, opts: _Options, formulas=None) -> BLEUSco
                       opts.signature(stats.nrefs_label()), stats)
 
 
-def _check_stats(stats, opts: _Options) -> BleuStats:
+def _check_stats(stats, opts: Options) -> BleuStats:
     if not isinstance(stats, BleuStats):
         raise VecscoreError(f"expected BleuStats, got {type(stats).__name__}")
     if stats.max_order < opts.max_ngram_order:
@@ -359,7 +182,7 @@ def bleu_statistics(hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str =
     Corpus BLEU of any subset (bootstrap samples, chunks of a stream, shards of
     a distributed job) is ``corpus_bleu_from_stats(stats.take(idx))``.
     """
-    opts = _Options(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
+    opts = Options(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
                     brevity_penalty=brevity_penalty)
     return _stats(hyps, refs, opts, refs_layout)[0]
 
@@ -412,12 +235,12 @@ def corpus_bleu(
     >>> s.counts.tolist(), s.totals.tolist(), s.bp, round(s.score, 10) == round(100 * 0.8 ** 0.5, 10)
     ([6, 4], [6, 5], 1.0, True)
     """
-    opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+    opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, force)
     hyps = as_rows(hyps, "hyps")
     stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
-    _warn_tokenized(hyps, kind, opts)
-    _warn_cjk(hyps, kind, opts)
+    warn_tokenized(hyps, kind, opts)
+    warn_cjk(hyps, kind, opts)
     return _corpus_result(stats, opts, formulas)
 
 
@@ -448,7 +271,7 @@ def sentence_bleu(
     >>> round(sentence_bleu("hello there general kenobi", ["hello there general kenobi", "hi"]).score, 6)
     100.0
     """
-    opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+    opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, True)
     if isinstance(hyps, str):  # sacreBLEU's sentence_bleu(hypothesis, references)
         if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
@@ -458,7 +281,7 @@ def sentence_bleu(
         return _sentence_result(stats, opts, formulas)[0]
     hyps = as_rows(hyps, "hyps")
     stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
-    _warn_cjk(hyps, kind, opts)
+    warn_cjk(hyps, kind, opts)
     return _sentence_result(stats, opts, formulas)
 
 
@@ -471,7 +294,7 @@ def corpus_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScore:
     for the signature only).
     """
     options.setdefault("max_ngram_order", stats.max_order)
-    opts = _Options(**options)
+    opts = Options(**options)
     return _corpus_result(_check_stats(stats, opts), opts)
 
 
@@ -479,7 +302,7 @@ def sentence_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScores:
     """Sentence BLEU of every row of ``stats`` (options as :func:`sentence_bleu`)."""
     options.setdefault("max_ngram_order", stats.max_order)
     options.setdefault("effective_order", True)
-    opts = _Options(**options)
+    opts = Options(**options)
     return _sentence_result(_check_stats(stats, opts), opts)
 
 
@@ -532,15 +355,15 @@ class BLEU:
                  effective_order: bool = False, brevity_penalty: str = "closest",
                  references: Iterable[Any] | None = None,
                  refs_layout: str = "streams"):
-        self._opts = _Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
+        self._opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                               brevity_penalty, force)
-        self.refs_layout = _check_layout(refs_layout, auto=False)
+        self.refs_layout = check_layout(refs_layout, auto=False)
         self._nrefs = None
         self._cache = None if references is None else self._cache_references(references)
 
     def __getattr__(self, name):
         opts = self.__dict__.get("_opts")
-        if opts is not None and name in _Options.__dataclass_fields__:
+        if opts is not None and name in Options.__dataclass_fields__:
             return getattr(opts, name)
         raise AttributeError(name)
 
@@ -587,8 +410,8 @@ class BLEU:
 
     def _statistics(self, hyps, refs):
         """``(stats, formulas)``: :meth:`statistics` and the formulas of the route that computed them."""
-        kind = _check_hyps(hyps)
-        _check_kind(kind, self._opts)
+        kind = check_hyps(hyps)
+        check_kind(kind, self._opts)
         if refs is None:
             if self._cache is None:
                 raise VecscoreError("no references given and none cached; pass refs or BLEU(references=...)")
@@ -605,7 +428,7 @@ class BLEU:
     def corpus_score(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScore:
         """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones)."""
         stats, formulas = self._statistics(hyps, refs)
-        _warn_tokenized(hyps, input_kind(hyps), self._opts)
+        warn_tokenized(hyps, input_kind(hyps), self._opts)
         return _corpus_result(stats, self._opts, formulas)
 
     def sentence_scores(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScores:

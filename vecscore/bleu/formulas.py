@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore._version import __version__
 from vecscore.errors import UndefinedMetricWarning, VecscoreError, warn
 
 __all__ = [
@@ -406,7 +407,7 @@ def sacrebleu_signature(
     if default is not None:
         smooth += f"[{(default if smooth_value is None else smooth_value):.2f}]"
     if version is None:
-        from vecscore import __version__ as version
+        version = __version__
     items = [("nrefs", "#", nrefs), ("bs", "bs", n_bootstrap), ("seed", "rs", seed)]
     items += [
         ("case", "c", "lc" if lowercase else "mixed"),

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vecscore._version import __version__
 from vecscore.chrf import formulas
 from vecscore.chrf.stats import (
     ChrfBatch,
@@ -45,7 +46,7 @@ from vecscore.chrf.stats import (
     statistics,
 )
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, normalize_refs, plain_str
+from vecscore.inputs import as_rows, check_layout, normalize_refs, plain_str
 from vecscore.parallel import accepts_workers, serialized
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
@@ -106,8 +107,6 @@ class CHRFSignature(str):
 
 def _signature(opts: Options, nrefs, short: bool = False) -> str:
     """sacreBLEU's ``CHRFSignature`` format, with vecscore's version."""
-    from vecscore._version import __version__
-
     items = [("nrefs", "#", nrefs), ("case", "c", "lc" if opts.lowercase else "mixed"),
              ("eff", "e", "no" if opts.eps_smoothing else "yes"), ("nc", "nc", opts.char_order),
              ("nw", "nw", opts.word_order), ("space", "s", "yes" if opts.whitespace else "no"),
@@ -119,13 +118,6 @@ def _corpus_score(stats: np.ndarray, opts: Options, signature: str) -> CHRFScore
     total = np.asarray(stats, np.int64).sum(axis=0) if len(stats) else np.zeros(opts.width, np.int64)
     score = float(formulas.f_scores(total, opts.beta, opts.eps_smoothing)[0])
     return CHRFScore(score, opts.char_order, opts.word_order, opts.beta, total, signature)
-
-
-def _check_layout(refs_layout: str, auto: bool) -> str:
-    valid = ("auto", "per-example", "streams") if auto else ("per-example", "streams")
-    if refs_layout not in valid:
-        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, valid))}, not {refs_layout!r}")
-    return refs_layout
 
 
 def _one_pair(hypothesis, references) -> list:
@@ -165,7 +157,7 @@ def chrf_statistics(hyps, refs, *, char_order: int = 6, word_order: int = 0, bet
     [[3, 3, 2, 2, 2, 1]]
     """
     opts = Options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
-    batch = read_batch(hyps, refs, _check_layout(refs_layout, True), lowercase)
+    batch = read_batch(hyps, refs, check_layout(refs_layout, True), lowercase)
     return statistics(batch, opts)[0]
 
 
@@ -184,7 +176,7 @@ def corpus_chrf(hypotheses, references, char_order: int = 6, word_order: int = 0
     100.0
     """
     opts = Options(char_order, word_order, beta, False, not remove_whitespace, eps_smoothing)
-    batch = read_batch(hypotheses, references, _check_layout(refs_layout, True), False)
+    batch = read_batch(hypotheses, references, check_layout(refs_layout, True), False)
     stats, _ = statistics(batch, opts)
     return _corpus_score(stats, opts, _signature(opts, nrefs_label(batch.nrefs)))
 
@@ -241,7 +233,7 @@ class CHRF:
         self.lowercase = lowercase
         self.whitespace = whitespace
         self.eps_smoothing = eps_smoothing
-        self.refs_layout = _check_layout(refs_layout, False)
+        self.refs_layout = check_layout(refs_layout, False)
         self._nrefs = None
         self._cache = None if references is None else self._cache_references(references)
 

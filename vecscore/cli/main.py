@@ -20,19 +20,17 @@ scored ``--chunk-size`` pairs at a time; files are written atomically.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import signal
 import sys
 import threading
 
-from vecscore._version import __version__
 from vecscore.cli.filter import apply_conditions, metrics_of, parse_condition
+from vecscore.cli.parser import build_parser
 from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.io.read import count_lines, detect_format, iter_input, iter_text, prefetch
 from vecscore.io.stream import (
-    DEFAULT_CHUNK_SIZE,
     BleuSpec,
     ChrfSpec,
     CorpusAccumulator,
@@ -43,7 +41,6 @@ from vecscore.io.stream import (
     make_spec,
 )
 from vecscore.io.write import (
-    OUTPUT_FORMATS,
     atomic_output,
     make_writer,
     output_format,
@@ -53,233 +50,12 @@ from vecscore.io.write import (
 )
 from vecscore.memory import tune_memory
 from vecscore.parallel import numba_threads
-from vecscore.rouge.api import DEFAULT_METRICS
-from vecscore.rouge.multiref import MULTI_REF
-from vecscore.text.sentences import SENTENCE_SPLITTERS
-from vecscore.text.tokenizers import TOKENIZERS
 
 __all__ = ["main", "build_parser"]
 
 _ROW_REF = re.compile(r"\b(hyps|refs)\[(\d+)\]")
 
 
-# --------------------------------------------------------------------------------------
-# the parser
-# --------------------------------------------------------------------------------------
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
-
-
-class _Once(argparse.Action):
-    """A flag that takes one value: given twice is an error (argparse would silently keep the last)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        seen = namespace.__dict__.setdefault("_given_once", set())
-        if self.dest in seen:
-            hint = "; to compare several systems, use: vecscore compare --hyps A.txt B.txt ..." \
-                if self.dest == "hyps" else ""
-            raise argparse.ArgumentError(self, f"given more than once; give it once{hint}")
-        seen.add(self.dest)
-        setattr(namespace, self.dest, values)
-
-
-def _io_parent() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
-    g = p.add_argument_group("input (plain text: --hyps/--refs; structured: --input)")
-    g.add_argument("--hyps", action=_Once, help="system outputs, one segment per line ('-' for stdin)")
-    g.add_argument("--refs", action="append", help="references, one per line, aligned with --hyps; repeat for several")
-    g.add_argument("--input", action=_Once,
-                   help="one file with hypothesis and reference columns: .jsonl, .csv, .tsv, .parquet ('-' for stdin)")
-    g.add_argument("--input-format", action=_Once, choices=["jsonl", "csv", "tsv", "parquet"],
-                   help="format of --input (default: from its extension)")
-    g.add_argument("--hyp-column", action=_Once, default="hyp",
-                   help="hypothesis column of --input (default: %(default)s)")
-    g.add_argument("--ref-column", action="append", help="reference column: a string or a list of strings; repeat for "
-                   "several columns (default: ref)")
-    g.add_argument("--keep", nargs="+", metavar="COL",
-                   help="input columns to copy into per-pair outputs (plain text: hyp, ref, ref1, ...)")
-    o = p.add_argument_group("output")
-    o.add_argument("-o", "--output", action=_Once, default="-",
-                   help="output file ('-': stdout, the default); written atomically")
-    o.add_argument("--format", action=_Once, choices=OUTPUT_FORMATS,
-                   help="json: corpus summary; jsonl/csv/tsv/parquet: one row per "
-                   "pair (default: from the --output extension, else json)")
-    o.add_argument("--per-pair", action="store_true",
-                   help="one row per pair (JSON Lines unless --format says otherwise)")
-    o.add_argument("--stats", action="store_true", help="add the per-pair int64 sufficient statistics to per-pair rows")
-    o.add_argument("--summary", action=_Once, metavar="FILE",
-                   help="also write the corpus summary (JSON) here ('-': stdout)")
-    r = p.add_argument_group("run")
-    r.add_argument("--chunk-size", action=_Once, type=_positive_int, default=DEFAULT_CHUNK_SIZE,
-                   help="pairs read and scored at a "
-                   "time; bounds memory, never changes results (default: %(default)s)")
-    r.add_argument("--workers", action=_Once, type=int, help="numba threads (default: all cores; -1: all)")
-    r.add_argument("--quiet", "-q", action="store_true",
-                   help="no progress bar (it is off anyway when stderr is not a terminal)")
-    return p
-
-
-def _rouge_options(p: argparse.ArgumentParser, with_metrics: bool) -> None:
-    g = p.add_argument_group("ROUGE (rouge-score semantics)")
-    if with_metrics:
-        g.add_argument("--metrics", nargs="+", default=list(DEFAULT_METRICS),
-                       help="rouge1 rouge2 ... rougeL rougeLsum rougeW rougeW-<alpha> (default: %(default)s)")
-    g.add_argument("--tokenizer", default="rouge-score", choices=TOKENIZERS)
-    g.add_argument("--stemmer", "--stem", dest="stem", action="store_true",
-                   help="Porter stemming, as rouge-score's use_stemmer=True")
-    g.add_argument("--stopwords", metavar="FILE", nargs="?", const=True,
-                   help="remove stopwords: the tokens in FILE (one per line), or without FILE the SMART list "
-                        "(ROUGE-1.5.5's -s)")
-    g.add_argument("--multi-ref", default="best", choices=MULTI_REF,
-                   help="multi-reference convention (default: %(default)s)")
-    weight = g.add_mutually_exclusive_group()
-    weight.add_argument("--alpha", type=float, help="F = PR / ((1-alpha)P + alpha R), as ROUGE-1.5.5 -p")
-    weight.add_argument("--beta", type=float, help="F-beta instead of F1")
-    g.add_argument("--sentence-splitter", default="newline", choices=SENTENCE_SPLITTERS,
-                   help="sentences for rougeLsum/rougeW (default: %(default)s)")
-    g.add_argument("--wlcs", default="rouge155", choices=["rouge155", "textbook"],
-                   help="ROUGE-W flavour (default: %(default)s)")
-
-
-def _bleu_options(p: argparse.ArgumentParser, effective_default: bool) -> None:
-    from vecscore.bleu.api import BREVITY_PENALTIES, SMOOTH_METHODS
-    from vecscore.bleu.api import TOKENIZERS as BLEU_TOKENIZERS
-
-    g = p.add_argument_group("BLEU (sacreBLEU semantics)")
-    g.add_argument("--tokenize", default="13a", choices=BLEU_TOKENIZERS)
-    g.add_argument("--smooth-method", default="exp", choices=SMOOTH_METHODS)
-    g.add_argument("--smooth-value", type=float)
-    g.add_argument("--max-ngram-order", type=_positive_int, default=4)
-    g.add_argument("--effective-order", action=argparse.BooleanOptionalAction, default=effective_default,
-                   help=f"(default: {'on' if effective_default else 'off'})")
-    g.add_argument("--brevity-penalty", default="closest", choices=BREVITY_PENALTIES,
-                   help="closest (sacreBLEU, NLTK) or shortest (HF bleu) reference length")
-
-
-def _chrf_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("chrF (sacreBLEU semantics; sacreBLEU's option names)")
-    g.add_argument("--chrf-char-order", type=_positive_int, default=6, help="character n-gram order (default: 6)")
-    g.add_argument("--chrf-word-order", type=int, default=0, choices=range(0, 10), metavar="N",
-                   help="word n-gram order: 0 for chrF, 2 for chrF++ (default: 0)")
-    g.add_argument("--chrf-beta", type=int, default=2, help="recall weight beta (default: 2)")
-    g.add_argument("--chrf-lowercase", action="store_true", help="lowercase before extracting n-grams")
-    g.add_argument("--chrf-whitespace", action="store_true", help="keep whitespace in character n-grams")
-    g.add_argument("--chrf-eps-smoothing", action="store_true",
-                   help="smooth zero statistics as the chrF++.py reference does (sacreBLEU's eps_smoothing)")
-
-
-def _ter_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("TER (sacreBLEU semantics; sacreBLEU's option names)")
-    g.add_argument("--ter-normalized", action="store_true", help="normalize punctuation and split it off (tercom -N)")
-    g.add_argument("--ter-no-punct", action="store_true", help="remove punctuation")
-    g.add_argument("--ter-asian-support", action="store_true",
-                   help="split Chinese and Japanese characters (with --ter-normalized or --ter-no-punct)")
-    g.add_argument("--ter-case-sensitive", action="store_true", help="do not lowercase")
-
-
-def _rouge155_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("ROUGE-1.5.5")
-    g.add_argument("--metrics", nargs="+", help="rouge1 ... rougeL rougeW-1.2 rougeS4 rougeSU4 rougeS* rougeSU* "
-                   "(default: rouge1 rouge2 rougeL rougeW-1.2 rougeS4 rougeSU4)")
-    g.add_argument("--script-options", metavar="FLAGS", help="the script's flags instead, e.g. \"-n 2 -2 4 -u -m -s\" "
-                   "(metrics, -m, -s, -l, -b, -f, -p; per-summary values rounded to 5 decimals as printed)")
-    g.add_argument("--stemmer", "--stem", dest="stem", action="store_true",
-                   help="-m: the script's Porter stemmer with WordNet exceptions")
-    g.add_argument("--stopwords", metavar="FILE", nargs="?", const=True,
-                   help="-s: remove the SMART stopwords; with FILE, the tokens in FILE (one per line) instead")
-    g.add_argument("--word-limit", type=_positive_int, help="-l")
-    g.add_argument("--byte-limit", type=_positive_int, help="-b")
-    g.add_argument("--multi-ref", default="pooled", choices=["pooled", "best-recall"], help="-f A (pooled) or -f B")
-    g.add_argument("--alpha", type=float, default=0.5, help="-p (default: %(default)s)")
-    g.add_argument("--round5", action="store_true", help="round P and R to 5 decimals, then F, as the script prints")
-    g.add_argument("--no-compat", action="store_true",
-                   help="correct the script's quirks (SU last unigram, W recall, -b LCS)")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vecscore",
-                                     description="Fast BLEU and ROUGE, identical to the official tools.")
-    parser.add_argument("--version", action="version", version=f"vecscore {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    io_parent = _io_parent()
-    case = argparse.ArgumentParser(add_help=False)
-    case.add_argument("--lowercase", action="store_true", help="lowercase before tokenizing")
-
-    r = sub.add_parser("rouge", parents=[io_parent, case], help="ROUGE, as rouge-score")
-    _rouge_options(r, with_metrics=True)
-    r.set_defaults(func=run_rouge)
-
-    r155 = sub.add_parser("rouge155", parents=[io_parent], help="ROUGE-1.5.5 (the Perl script), incl. ROUGE-S/SU")
-    _rouge155_options(r155)
-    r155.set_defaults(func=run_rouge155)
-
-    b = sub.add_parser("bleu", parents=[io_parent, case], help="corpus BLEU, as sacreBLEU")
-    _bleu_options(b, effective_default=False)
-    b.set_defaults(func=run_bleu, sentence=False)
-
-    s = sub.add_parser("sentence-bleu", parents=[io_parent, case],
-                       help="sentence BLEU per pair, as sacrebleu.sentence_bleu")
-    _bleu_options(s, effective_default=True)
-    s.set_defaults(func=run_bleu, sentence=True)
-
-    c = sub.add_parser("chrf", parents=[io_parent],
-                       help="corpus chrF / chrF++, as sacreBLEU (--per-pair: sentence chrF)")
-    _chrf_options(c)
-    c.set_defaults(func=run_chrf)
-
-    t = sub.add_parser("ter", parents=[io_parent], help="corpus TER, as sacreBLEU (--per-pair: sentence TER)")
-    _ter_options(t)
-    t.set_defaults(func=run_ter)
-
-    cmp = sub.add_parser("compare", help="several systems on the same references: scores and paired significance tests",
-                         description="Score every system with each metric and test each against the first (the "
-                         "baseline) with paired bootstrap resampling or approximate randomization, with sacreBLEU's "
-                         "seeds, draws and numbers (SACREBLEU_SEED; default 12345).")
-    cmp.add_argument("--refs", action="append", required=True, help="references, one per line; repeat for several")
-    cmp.add_argument("--hyps", nargs="+", required=True, action=_Once, metavar="FILE",
-                     help="system outputs, one file per system; the first is the baseline")
-    cmp.add_argument("--metrics", nargs="+", default=["bleu"], choices=["bleu", "chrf", "ter"],
-                     help="(default: bleu)")
-    test = cmp.add_mutually_exclusive_group()
-    test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")
-    test.add_argument("--paired-ar", action="store_true", help="paired approximate randomization")
-    cmp.add_argument("--paired-bs-n", type=_positive_int, default=1000, help="resamples (default: 1000)")
-    cmp.add_argument("--paired-ar-n", type=_positive_int, default=10000, help="trials (default: 10000)")
-    cmp.add_argument("--format", choices=["text", "json"], default="text", action=_Once,
-                     help="a table, or sacreBLEU's JSON (default: text)")
-    cmp.add_argument("-o", "--output", default="-", action=_Once, help="output file ('-': stdout)")
-    cmp.add_argument("--lowercase", action="store_true", help="BLEU: lowercase before tokenizing")
-    _bleu_options(cmp, effective_default=False)
-    _chrf_options(cmp)
-    _ter_options(cmp)
-    cmp.set_defaults(func=run_compare)
-
-    f = sub.add_parser("filter", parents=[io_parent, case], help="keep the rows whose scores pass conditions",
-                       description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
-    f.add_argument("--where", action="append", required=True, metavar="COND",
-                   help="e.g. 'rougeL_fmeasure>=0.3' or 'bleu_score<60'; repeat for several (all must pass)")
-    f.add_argument("--any", action="store_true", help="keep rows that pass at least one condition")
-    f.add_argument("--rouge155", metavar="FLAGS", nargs="?", const="", help="ROUGE columns from ROUGE-1.5.5, with "
-                   "these script flags (write --rouge155='-m -s'); rougeS/SU need this")
-    _rouge_options(f, with_metrics=False)
-    _bleu_options(f, effective_default=True)
-    f.set_defaults(func=run_filter)
-
-    w = sub.add_parser("warmup", help="compile and cache every kernel now (for images and cluster nodes)",
-                       description="Compile the kernels of every metric once and store them in the cache folder, so "
-                       "that no later process compiles (small batches never do).")
-    w.add_argument("--only", nargs="+", metavar="GROUP",
-                   help="rouge, bleu, rouge155, rouge-weighted, chrf, ter (default: all)")
-    w.set_defaults(func=run_warmup)
-    return parser
 
 
 # --------------------------------------------------------------------------------------
@@ -562,6 +338,11 @@ def run_warmup(args) -> int:
     return 0
 
 
+#: the function that runs each command
+RUNS = {"rouge": run_rouge, "rouge155": run_rouge155, "bleu": run_bleu, "sentence-bleu": run_bleu, "chrf": run_chrf,
+        "ter": run_ter, "compare": run_compare, "filter": run_filter, "warmup": run_warmup}
+
+
 def main(argv=None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or usage, 130 interrupted, 143 terminated).
 
@@ -576,7 +357,7 @@ def main(argv=None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     previous = _catch_sigterm()
     try:
-        return args.func(args)
+        return RUNS[args.command](args)
     except VecscoreError as exc:
         print(f"vecscore: error: {exc}", file=sys.stderr)
         return 2

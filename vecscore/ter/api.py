@@ -30,13 +30,21 @@ from itertools import chain
 
 import numpy as np
 
+from vecscore._version import __version__
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, check_unicode, check_units, input_kind, normalize_refs, resolve_layout
+from vecscore.inputs import (
+    as_rows,
+    check_layout,
+    check_unicode,
+    check_units,
+    input_kind,
+    normalize_refs,
+    resolve_layout,
+)
 from vecscore.ter.tokenize import TerTokenizer
 
 __all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature"]
 
-_LAYOUTS = ("auto", "per-example", "streams")
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,18 +91,12 @@ def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian
                   case_sensitive: bool = False, short: bool = False, version: str | None = None) -> str:
     """sacreBLEU's TER signature (``nrefs`` an int or ``"var"``) with vecscore's version."""
     if version is None:
-        from vecscore._version import __version__ as version
+        version = __version__
     yn = {True: "yes", False: "no"}
     items = [("nrefs", "#", nrefs), ("case", "c", "mixed" if case_sensitive else "lc"), ("tok", "t", "tercom"),
              ("norm", "nr", yn[bool(normalized)]), ("punct", "pn", yn[not no_punct]),
              ("asian", "as", yn[bool(asian_support)]), ("version", "v", version)]
     return "|".join(f"{abbr if short else name}:{value}" for name, abbr, value in items)
-
-
-def _check_layout(refs_layout: str) -> str:
-    if refs_layout not in _LAYOUTS:
-        raise VecscoreError(f"refs_layout must be one of {', '.join(map(repr, _LAYOUTS))}, not {refs_layout!r}")
-    return refs_layout
 
 
 def _text_rows(hyps) -> list:
@@ -111,7 +113,7 @@ def _flat_refs(refs, n_pairs: int, refs_layout: str):
     """``(flat_refs, ref_ptr)``: the references of pair ``i`` are ``flat_refs[ref_ptr[i]:ref_ptr[i + 1]]``."""
     if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
         refs = as_rows(refs, "refs")
-    layout = resolve_layout(refs, n_pairs, _check_layout(refs_layout))
+    layout = resolve_layout(refs, n_pairs, check_layout(refs_layout))
     flat, ptr = normalize_refs(refs, n_pairs, "text", layout)
     check_unicode(flat, "references")
     return flat, ptr
@@ -248,7 +250,7 @@ class TER:
         self.no_punct = self._opts.no_punct
         self.asian_support = self._opts.asian_support
         self.case_sensitive = self._opts.case_sensitive
-        self.refs_layout = _check_layout(refs_layout)
+        self.refs_layout = check_layout(refs_layout)
         self._tok = self._opts.tokenizer()
         self._nrefs = None
         self._ref_cache = None

@@ -1,0 +1,89 @@
+"""BLEU's result types: :class:`BLEUScore` (one score, sacreBLEU's fields) and :class:`BLEUScores` (one per pair)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vecscore.bleu import formulas as bf
+from vecscore.bleu.stats import BleuStats
+
+__all__ = ["BLEUScore", "BLEUScores"]
+
+
+@dataclass(frozen=True)
+class BLEUScore:
+    """One BLEU score (0..100), with sacreBLEU's ``BLEUScore`` fields.
+
+    ``counts``/``totals`` are sacreBLEU's: under ``add-k`` smoothing they
+    include the ``k`` added to orders >= 2 (unless nothing matched).  The
+    raw int64 per-pair statistics are in ``stats`` (``None`` for one pair
+    taken out of a :class:`BLEUScores`).
+    """
+
+    score: float
+    counts: np.ndarray
+    totals: np.ndarray
+    precisions: np.ndarray
+    bp: float
+    sys_len: int
+    ref_len: int
+    signature: str = ""
+    stats: BleuStats | None = field(default=None, repr=False, compare=False)
+
+    name = "BLEU"
+
+    @property
+    def ratio(self) -> float:
+        return self.sys_len / self.ref_len if self.ref_len else 0
+
+    def format(self, width: int = 2, score_only: bool = False, signature: bool | str = False,
+               is_json: bool = False) -> str:
+        """sacreBLEU's ``Score.format``: ``BLEU = 29.06 65.0/35.3/20.0/10.0 (BP = ...)``.
+
+        ``signature=True`` prefixes this result's signature (a string is used as given).
+        """
+        sig = self.signature if signature is True else (signature or "")
+        line = bf.format_sacrebleu(self.score, self.precisions, self.bp, self.sys_len, self.ref_len,
+                                   signature=sig, width=width)
+        if score_only:
+            return f"{self.score:.{width}f}"
+        if is_json:
+            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig,
+                 "verbose_score": line.split(" = ", 1)[1].split(" ", 1)[1]}
+            for item in filter(None, sig.split("|")):
+                key, value = item.split(":", 1)
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        return line
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+@dataclass(frozen=True)
+class BLEUScores:
+    """Sentence BLEU for a batch: one entry per pair.
+
+    ``score``, ``bp``, ``sys_len``, ``ref_len`` have shape ``(N,)``;
+    ``counts``, ``totals``, ``precisions`` shape ``(N, max_ngram_order)``.
+    ``scores[i]`` is pair ``i`` as a :class:`BLEUScore`.
+    """
+
+    score: np.ndarray
+    counts: np.ndarray
+    totals: np.ndarray
+    precisions: np.ndarray
+    bp: np.ndarray
+    sys_len: np.ndarray
+    ref_len: np.ndarray
+    signature: str = ""
+    stats: BleuStats | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def __getitem__(self, i: int) -> BLEUScore:
+        return BLEUScore(float(self.score[i]), self.counts[i], self.totals[i], self.precisions[i],
+                         float(self.bp[i]), int(self.sys_len[i]), int(self.ref_len[i]), self.signature)
