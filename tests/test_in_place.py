@@ -28,7 +28,7 @@ from vecscore.kernels.in_place import (
 )
 from vecscore.rouge.api import parse_metric
 from vecscore.rouge.compiled import metric_stats
-from vecscore.rouge.direct import _lowered_utf8, direct_stats
+from vecscore.rouge.direct import direct_stats, lowered_utf8
 
 pytestmark = pytest.mark.skipif(str_rows([]) is None, reason="this Python's str cannot be read in place")
 
@@ -84,11 +84,11 @@ def test_patched_rows_and_buffers():
 
 
 def test_pair_rows_flattens_references_and_keeps_order():
-    rows, ref_ptr, texts = pair_rows(["h0", "h1"], [["r00", "r01"], "r10"], "per-example", _lowered_utf8)
+    rows, ref_ptr, texts = pair_rows(["h0", "h1"], [["r00", "r01"], "r10"], "per-example", lowered_utf8)
     assert ref_ptr.tolist() == [0, 2, 3]
     assert [_bytes(rows, i) for i in range(len(rows))] == [b"h0", b"h1", b"r00", b"r01", b"r10"]
     assert [texts[i] for i in range(len(texts))] == ["h0", "h1", "r00", "r01", "r10"]
-    rows, ref_ptr, _ = pair_rows(["h0", "h1"], [["a", None], ["b", "c"]], "streams", _lowered_utf8)
+    rows, ref_ptr, _ = pair_rows(["h0", "h1"], [["a", None], ["b", "c"]], "streams", lowered_utf8)
     assert ref_ptr.tolist() == [0, 2, 3] and [_bytes(rows, i) for i in range(2, 5)] == [b"a", b"b", b"c"]
     assert pair_rows(["h", "é"], ["r", "r"], "per-example", None) is None  # no encoder: not for this route
 

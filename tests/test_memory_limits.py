@@ -199,7 +199,7 @@ import vecscore.memory as memory
 from vecscore.kernels import pair_bleu, pair_rouge
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.engine.pair_rows import pair_rows
-from vecscore.rouge.direct import _lowered_utf8
+from vecscore.rouge.direct import lowered_utf8
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
 if sys.argv[1] == "small-caps":  # every pair takes the large-pair path, first tries too little, runs again
@@ -223,7 +223,7 @@ pairs = [(h, r) for h in texts.values() for r in texts.values()]
 hyps = [h for h, _ in pairs] + [tiny]
 refs = [[r] for _, r in pairs] + [[tiny, texts["dots"], "", texts["distinct"]]]
 out = {}
-rows, ptr, _ = pair_rows(hyps, refs, "per-example", _lowered_utf8)
+rows, ptr, _ = pair_rows(hyps, refs, "per-example", lowered_utf8)
 for orders, lcs in [((1,), False), ((2,), False), ((1, 2, 3), True), ((), True)]:
     lengths, hits, l = pair_rouge.pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ptr,
                                                    np.array(orders, np.int64), lcs)

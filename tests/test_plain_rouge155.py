@@ -28,6 +28,7 @@ from vecscore.rouge.rouge155 import plain_bags as rouge155_bags
 from vecscore.rouge.rouge155.api import perl_average, rouge155, rouge155_args
 
 r155 = importlib.import_module("vecscore.rouge.rouge155.api")  # the module (vecscore.rouge155 is the function)
+streams155 = importlib.import_module("vecscore.rouge.rouge155.streams")
 
 # (script flags, extra rouge155 options)
 OPTION_SETS = [
@@ -53,7 +54,7 @@ OPTION_IDS = [f + (" no_compat" if "su_compat" in kw else " round5=False" if kw 
 def routes(monkeypatch):
     """Score with both routes; records the route each call took."""
     taken = []
-    for cls, name in ((r155._PlainRoute, "plain"), (r155._CompiledRoute, "compiled")):
+    for cls, name in ((streams155.PlainRoute, "plain"), (streams155.CompiledRoute, "compiled")):
         original = cls.streams
 
         def spy(self, *args, _original=original, _name=name, **kwargs):
@@ -233,7 +234,7 @@ def test_chunked_bags_identical(routes, monkeypatch, corpora):
 def test_route_switches_at_threshold(routes, monkeypatch, corpora):
     hyps, refs = _corpus(corpora, "duc2002")
     hyps, refs = hyps[:20], refs[:20]
-    H, R = r155._layout(hyps, refs)
+    H, R = streams155.layout(hyps, refs)
     size = vecscore.route.text_chars(H, *R) * vecscore.route.COST["rouge155"]
     kwargs = _kwargs("-n 2 -w 1.2 -2 4 -U", {})
     monkeypatch.setenv("VECSCORE_ROUTE", "auto")
@@ -249,7 +250,7 @@ def test_route_switches_at_threshold(routes, monkeypatch, corpora):
 def test_quadratic_work_goes_compiled_under_auto(routes, monkeypatch, corpora):
     """ROUGE-W's DP cells and ROUGE-S's skip-bigrams are bounded under auto; VECSCORE_ROUTE=plain is obeyed."""
     hyps, refs = _corpus(corpora, "duc2004")
-    H, R = r155._layout(hyps, refs)
+    H, R = streams155.layout(hyps, refs)
     tokens = sum(len(t) // plain155.CHARS_PER_TOKEN for t in H + [x for r in R for x in r])
     monkeypatch.setattr(plain155, "PLAIN_MAX_WLCS_CELLS", 1000)
     monkeypatch.setattr(plain155, "PLAIN_MAX_SKIP_UNITS", 2 * tokens)  # S0 has ~1 unit per token, S4 ~5

@@ -27,7 +27,7 @@ from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
 from vecscore.rouge.api import parse_metric
 from vecscore.rouge.compiled import metric_stats
-from vecscore.rouge.direct import _lowered_utf8, direct_stats
+from vecscore.rouge.direct import direct_stats, lowered_utf8
 from vecscore.text.spans import ascii_view
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
@@ -50,7 +50,7 @@ def _twin_stats(hyp: str, ref: str):
 def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4), bytewise=False):
     """``pair_rouge_stats`` on single-reference pairs: {metric: (hits, hyp_count, ref_count) arrays}.
     ``bytewise``: the byte-at-a-time tokenizer instead of the 64-byte block one."""
-    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", _lowered_utf8)
+    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8)
     lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
                                           np.array(orders, np.int64), True, key_mask, bytewise)
     n = len(hyps)

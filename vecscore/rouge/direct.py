@@ -27,7 +27,7 @@ from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
-__all__ = ["direct_stats"]
+__all__ = ["direct_stats", "lowered_utf8"]
 
 
 def _applies(hyps, parsed, tokenizer, transform) -> bool:
@@ -57,7 +57,7 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     if not _applies(hyps, parsed, tokenizer, transform):
         return None
     n = len(hyps)
-    rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, _lowered_utf8)
+    rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, lowered_utf8)
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)
     lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders,
@@ -75,7 +75,7 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     return out, ref_ptr
 
 
-def _lowered_utf8(text: str) -> bytes:
+def lowered_utf8(text: str) -> bytes:
     """A row that is not pure ASCII, as rouge-score sees it: ``str.lower()`` first; its
     remaining non-ASCII bytes are separators for the byte tokenizer."""
     return text.lower().encode("utf-8")
