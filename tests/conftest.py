@@ -40,3 +40,16 @@ def data_file(root: Path, *parts: str) -> Path:
             pytest.fail(msg)
         pytest.skip(msg)
     return path
+
+
+@pytest.fixture
+def db_good(monkeypatch):
+    """Stem best/better -> good, as the WordNet database the ROUGE-1.5.5 oracle files were made with
+    (see tests/test_rouge155_oracles.py)."""
+    from vecscore.rouge.rouge155 import streams
+    from vecscore.text.perl_stemmer import stem as perl_stem
+
+    def stem(word):
+        return "good" if word in ("best", "better") else perl_stem(word)
+
+    monkeypatch.setattr(streams, "perl_stem", stem)

@@ -167,17 +167,13 @@ class Rouge155Spec:
 
     def summary(self, n: int, means: dict, sums: dict) -> dict:
         """Exact means of the per-summary scores, and ``pooled`` (the script's ``-t 1`` without resampling)."""
-        from vecscore.rouge.results import RougeResult, Score
-        from vecscore.rouge.rouge155.api import perl_average
-        from vecscore.rouge.stats import RougeStats
+        from vecscore.rouge.rouge155.average import pooled_score
 
         out = {"name": self.name, **_mean_scores(self.metrics, means)}
         if n and all(f"{m}_hits" in sums for m in self.metrics):
-            scores = {m: Score(np.zeros(1), np.zeros(1), np.zeros(1)) for m in self.metrics}
-            stats = {m: RougeStats(*(np.array([sums[f"{m}_{k}"]]) for k in ("hits", "p_den", "r_den")))
-                     for m in self.metrics}
-            pooled = perl_average(RougeResult(scores, stats), t=1, n_samples=0, alpha=self.options.get("alpha", 0.5))
-            out["pooled"] = {m: s._asdict() for m, s in pooled.items()}
+            alpha = self.options.get("alpha", 0.5)
+            out["pooled"] = {m: pooled_score(*(float(sums[f"{m}_{k}"]) for k in ("hits", "p_den", "r_den")),
+                                             alpha)._asdict() for m in self.metrics}
         return out
 
 

@@ -104,11 +104,3 @@ class RougeStats:
             raise ValueError("RougeStats of different metrics (ROUGE-W exponents differ) cannot be joined")
         return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("hits", "p_den", "r_den")),
                    parts[0].exponent)
-
-    def __getitem__(self, key: str):
-        # the mapping form of earlier versions: stats["hits"], stats["alpha"]
-        if key == "alpha":
-            return self.exponent
-        if key in ("hits", "p_den", "r_den"):
-            return getattr(self, key)
-        raise KeyError(key)

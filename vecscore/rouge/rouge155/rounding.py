@@ -18,8 +18,11 @@ def perl_round5(x) -> np.ndarray:
     --------
     >>> perl_round5([0.015625, 2 / 3, 0.123455, 1.0]).tolist()
     [0.01562, 0.66667, 0.12345, 1.0]
+    >>> float(perl_round5(0.203805))  # a scalar gets the same correction
+    0.2038
     """
-    x = np.asarray(x, dtype=np.float64)
+    scalar = np.ndim(x) == 0
+    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
     s = x * 1e5
     out = np.floor(s + 0.5) / 1e5
     near = np.flatnonzero(np.abs(s - np.floor(s) - 0.5) < 1e-6)
@@ -28,4 +31,4 @@ def perl_round5(x) -> np.ndarray:
         src = x.reshape(-1)
         for i in near.tolist():
             flat[i] = float("%.5f" % src[i])
-    return out
+    return out[0] if scalar else out
