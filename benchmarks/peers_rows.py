@@ -1,0 +1,822 @@
+"""The rows of ``benchmarks/peers.py``: each one runs in a fresh process of its own.
+
+    python -m benchmarks.peers_rows ROW --out PATH [--quick] [--repeat N] [--peer-repeat N] [--data DIR]
+
+(``benchmarks/peers.py`` starts these processes; running one by hand is useful while developing.)
+A row loads its data, then for every task times each tool that can do it: one untimed warm-up call
+(vecscore's numba kernels load from the on-disk cache; imports and data loading are never timed),
+then the best of ``--repeat`` timed calls (vecscore and the compiled peers) or of ``--peer-repeat``
+calls (the pure-Python peers, on a stated subset).  A tool that is missing, lacks the feature or
+fails gets ``n/a (reason)`` and the row goes on.  The results, with the thread counts and
+``os.getloadavg()`` before and after the row, are written to ``--out`` as JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+import unicodedata
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = Path(os.environ.get("VECSCORE_DATA_DIR", ROOT.parent / "shared" / "data"))
+
+VEC = "vecscore"
+VEC_COMPILED = "vecscore, VECSCORE_ROUTE=compiled"
+SACRE = "sacreBLEU"
+BLEUSCORE = "bleuscore"
+FASTBLEU = "fast-bleu"
+NLTK = "NLTK"
+RS = "rouge-score"
+RSRS = "rouge-score-rs"
+RRUST = "rouge-rust"
+
+
+class NotAvailable(Exception):
+    """A tool cannot do this cell; the message becomes ``n/a (message)``."""
+
+
+# --------------------------------------------------------------------------------------------- recording
+
+
+class Row:
+    """What one row measured: tasks (each a list of cells), notes and the row's conditions."""
+
+    def __init__(self, name: str, cfg):
+        self.name = name
+        self.cfg = cfg
+        self.title = ""
+        self.tasks: list[dict] = []
+        self.notes: list[str] = []
+
+    def task(self, label: str, what: str = "") -> Task:
+        t = Task(self, label, what)
+        self.tasks.append(t.data)
+        return t
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+class Task:
+    def __init__(self, row: Row, label: str, what: str):
+        self.row = row
+        self.data = {"task": label, "what": what, "cells": []}
+
+    def _cell(self, tool: str) -> dict:
+        for c in self.data["cells"]:
+            if c["tool"] == tool:
+                return c
+        c = {"tool": tool}
+        self.data["cells"].append(c)
+        return c
+
+    def time(self, tool: str, n: int, fn, *, fast: bool = True, warmup=None, note: str = "", repeat: int | None = None,
+             setup=None):
+        """Time ``fn()`` (``n`` pairs): one warm-up call (``warmup()`` if given, else ``fn()``), then the best of
+        the repeats, each after an untimed ``setup()`` if given.  Returns ``fn()``'s output, or None when the tool
+        could not do it (recorded as n/a)."""
+        cfg = self.row.cfg
+        if repeat is None:
+            repeat = cfg.repeat if fast else cfg.peer_repeat
+        if setup is None and tool == SACRE:
+            setup = clear_sacre_caches
+        cell = self._cell(tool)
+        try:
+            (warmup or fn)()
+            best, out, done = float("inf"), None, 0
+            while done < max(1, repeat):
+                if setup is not None:
+                    setup()
+                t0 = time.perf_counter()
+                out = fn()
+                dt = time.perf_counter() - t0
+                best = min(best, dt)
+                done += 1
+                if done == 1 and repeat > 2:  # a slow call gets fewer repeats (the run must fit in minutes)
+                    repeat = repeat if dt < 1.0 else min(repeat, 3) if dt < 4.0 else 2
+        except NotAvailable as e:
+            cell["na"] = str(e)
+            return None
+        except Exception as e:  # a peer failing must not end the row
+            cell["na"] = f"failed: {type(e).__name__}: {str(e)[:120]}"
+            traceback.print_exc()
+            return None
+        cell.update(n=n, seconds=best, rate=n / best if best > 0 else float("inf"), repeat=done)
+        if note:
+            cell["note"] = note
+        return out
+
+    def na(self, tool: str, reason: str) -> None:
+        self._cell(tool)["na"] = reason
+
+    def check(self, tool: str, text: str) -> None:
+        c = self._cell(tool)
+        c["check"] = (c["check"] + "; " + text) if c.get("check") else text
+
+
+def guarded_check(task: Task, tool: str, fn) -> None:
+    """Record ``fn()`` (a string) as the cell's agreement check; a failure is recorded, not raised."""
+    try:
+        task.check(tool, fn())
+    except Exception as e:
+        task.check(tool, f"check failed: {type(e).__name__}: {str(e)[:80]}")
+
+
+def diff_check(task: Task, tool: str, label: str, fn) -> None:
+    """``label`` and the float ``fn()`` returns, as the cell's agreement check."""
+    guarded_check(task, tool, lambda: f"{label} {fmt(fn())}")
+
+
+def clear_sacre_caches() -> None:
+    """Empty sacreBLEU's per-line tokenizer caches (``functools.lru_cache`` on each tokenizer's ``__call__``).
+
+    Without this, the repeats after the first would find every hypothesis already tokenized by a cached
+    scorer (``BLEU(references=...)`` keeps its tokenizer), which a user scoring new output never gets.
+    """
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("sacrebleu.tokenizers") or mod is None:
+            continue
+        for obj in vars(mod).values():
+            if isinstance(obj, type):
+                for attr in vars(obj).values():
+                    clear = getattr(attr, "cache_clear", None)
+                    if callable(clear):
+                        clear()
+
+
+class compiled_route:
+    """``VECSCORE_ROUTE=compiled`` for the calls inside (vecscore reads it on every call)."""
+
+    def __enter__(self):
+        self.old = os.environ.get("VECSCORE_ROUTE")
+        os.environ["VECSCORE_ROUTE"] = "compiled"
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            os.environ.pop("VECSCORE_ROUTE", None)
+        else:
+            os.environ["VECSCORE_ROUTE"] = self.old
+
+
+def forced(fn):
+    """``fn`` run with vecscore's compiled route forced."""
+    def run():
+        with compiled_route():
+            return fn()
+    return run
+
+
+def need(module: str, dist: str):
+    """Import a peer; ``NotAvailable`` if it is not installed."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except Exception as e:
+        raise NotAvailable(f"{dist} not installed ({type(e).__name__})") from None
+
+
+def peer(task: Task, tool: str, module: str, dist: str):
+    """The peer's module, or None after recording ``n/a (not installed)``."""
+    try:
+        return need(module, dist)
+    except NotAvailable as e:
+        task.na(tool, str(e))
+        return None
+
+
+def fmt(x: float) -> str:
+    return "0" if x == 0 else f"{x:.1e}"
+
+
+# --------------------------------------------------------------------------------------------- data
+
+
+def data_dir(cfg) -> Path:
+    d = Path(cfg.data)
+    if not d.is_dir():
+        raise NotAvailable(f"data folder {d} not found")
+    return d
+
+
+def read_lines(path: Path) -> list[str]:
+    with open(path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n")
+
+
+def wmt21(cfg, pair: str, ref: str = "A"):
+    """``(systems, hyps per system, reference)`` for one WMT21 news pair (``en-de``, ``en-zh``, ``en-ja``)."""
+    d = data_dir(cfg) / "wmt21-news-systems" / pair
+    tgt = pair.split("-")[1]
+    reference = read_lines(d / f"newstest2021.{pair}.ref.{ref}.{tgt}")
+    files = sorted(glob.glob(str(d / "system-outputs" / f"newstest2021.{pair}.hyp.*.{tgt}")))
+    if not files:
+        raise NotAvailable(f"no system outputs in {d}")
+    names = [Path(f).name[len(f"newstest2021.{pair}.hyp."):-len(tgt) - 1] for f in files]
+    hyps = [read_lines(Path(f)) for f in files]
+    for name, h in zip(names, hyps):
+        if len(h) != len(reference):
+            raise NotAvailable(f"{pair} {name}: {len(h)} lines vs {len(reference)} in the reference")
+    return names, hyps, reference
+
+
+def realsumm(cfg):
+    path = data_dir(cfg) / "realsumm-cnndm" / "realsumm_cnndm_100docs.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+    return ["\n".join(r["summary_sentences"]) for r in rows], ["\n".join(r["reference_sentences"]) for r in rows]
+
+
+def summeval(cfg):
+    path = data_dir(cfg) / "summeval-bartscore" / "summeval_16sys_11refs.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+    return [r["summary"] for r in rows], [r["references"] for r in rows]
+
+
+# typographic characters that have no NFKD decomposition to ASCII
+_FOLD = str.maketrans({
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"', "\u2033": '"',
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2039": "'", "\u203a": "'", "\u2032": "'",
+    "\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2015": "-", "\u2212": "-", "\u2010": "-", "\u2011": "-",
+    "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " ", "\u200b": "",
+    "\u00df": "ss", "\u20ac": "EUR", "\u00a3": "GBP", "\u00b0": " deg", "\u2026": "...", "\u00b7": ".",
+    "\u00e6": "ae", "\u00c6": "AE", "\u00f8": "o", "\u00d8": "O", "\u0142": "l", "\u0141": "L",
+})
+
+
+def ascii_fold(text: str) -> str:
+    """A fixed mapping for typographic punctuation, then NFKD with every remaining non-ASCII character dropped."""
+    text = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    return text.encode("ascii", "ignore").decode("ascii")
+
+
+def rouge_arrays(results, types):
+    """``{type: (P, R, F)}`` from a list of rouge-score-style dicts of Score tuples."""
+    return {k: tuple(np.array([getattr(r[k], f) for r in results], dtype=np.float64)
+                     for f in ("precision", "recall", "fmeasure")) for k in types}
+
+
+def vec_arrays(res, types):
+    return {k: (np.asarray(res[k].precision), np.asarray(res[k].recall), np.asarray(res[k].fmeasure)) for k in types}
+
+
+def flat_arrays(res, types):
+    """rouge-rust's ``score_batch_flat`` columns."""
+    return {k: tuple(np.array(getattr(res, f"{k}_{f}"), dtype=np.float64) for f in ("precision", "recall", "fmeasure"))
+            for k in types}
+
+
+def max_diff(a: dict, b: dict, k: int | None = None) -> float:
+    """Largest |difference| of P, R and F over the types both hold (first ``k`` pairs)."""
+    worst = 0.0
+    for t in a:
+        for x, y in zip(a[t], b[t]):
+            x, y = np.asarray(x)[:k], np.asarray(y)[:k]
+            worst = max(worst, float(np.max(np.abs(x - y))) if len(x) else 0.0)
+    return worst
+
+
+# --------------------------------------------------------------------------------------------- BLEU rows
+
+
+def _sacre_quiet():
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+
+
+def _wmt_bleu_row(row: Row, pair: str, tokenize: str, *, with_bleuscore: bool, with_cached: bool = True,
+                  label: str = "") -> None:
+    """corpus BLEU (one call, and one call per system), sentence BLEU and cached references for one pair/tokenizer."""
+    cfg = row.cfg
+    _sacre_quiet()
+    names, hyps, ref = wmt21(cfg, pair)
+    if cfg.quick:
+        names, hyps = names[:5], hyps[:5]
+    n_sys, n_seg = len(hyps), len(ref)
+    all_h = [h for sys_h in hyps for h in sys_h]
+    all_r = ref * n_sys
+    n = len(all_h)
+    k_sys = min(n_sys, 2 if cfg.quick else 5)  # systems sacreBLEU's corpus-level runs get
+    k_pairs = min(n, 500 if cfg.quick else 2000)  # pairs sacreBLEU's sentence-level runs get
+    tag = f"{label or pair} tok={tokenize}"
+    row.note(f"{tag}: {n_sys} systems x {n_seg:,d} segments = {n:,d} pairs against reference A; "
+             f"{sum(not h.isascii() for h in all_h) / n:.0%} of hypotheses contain non-ASCII characters")
+
+    import vecscore
+
+    sacrebleu = None
+    try:
+        sacrebleu = need("sacrebleu", "sacrebleu")
+    except NotAvailable:
+        pass
+
+    # corpus BLEU, one call over every system's segments
+    t = row.task(f"corpus BLEU, one call ({tag})", "sacrebleu.corpus_bleu semantics over all pairs")
+    ours = t.time(VEC, n, lambda: vecscore.corpus_bleu(all_h, [all_r], tokenize=tokenize))
+    k = k_sys * n_seg
+    if sacrebleu is None:
+        t.na(SACRE, "sacrebleu not installed")
+    else:
+        theirs = t.time(SACRE, k, lambda: sacrebleu.corpus_bleu(all_h[:k], [all_r[:k]], tokenize=tokenize),
+                        fast=False, warmup=lambda: sacrebleu.corpus_bleu(all_h[:50], [all_r[:50]], tokenize=tokenize),
+                        note=f"first {k_sys} systems")
+        if ours is not None and theirs is not None:
+            guarded_check(t, SACRE, lambda: _corpus_check(vecscore.corpus_bleu(all_h[:k], [all_r[:k]],
+                                                                               tokenize=tokenize), theirs))
+    if with_bleuscore:
+        bs = peer(t, BLEUSCORE, "bleuscore", "bleuscore")
+        if bs is not None:
+            refs_b = [[r] for r in all_r]
+            out = t.time(BLEUSCORE, n, lambda: bs.compute(refs_b, all_h, max_order=4, smooth=False,
+                                                          ref_len_method="sacrebleu"),
+                         note="compute(ref_len_method='sacrebleu')")
+            if out is not None and ours is not None:
+                t.check(BLEUSCORE, f"|dBLEU| vs vecscore {fmt(abs(100 * out['bleu'] - ours.score))}")
+    else:
+        t.na(BLEUSCORE, f"13a only (tokenize={tokenize} unsupported)")
+
+    # corpus BLEU, one call per system (the usual evaluation loop)
+    t = row.task(f"corpus BLEU, per system ({tag})", f"{n_sys} calls of {n_seg:,d} segments")
+    ours = t.time(VEC, n, lambda: [vecscore.corpus_bleu(h, [ref], tokenize=tokenize).score for h in hyps])
+    t.time(VEC_COMPILED, n, forced(lambda: [vecscore.corpus_bleu(h, [ref], tokenize=tokenize).score for h in hyps]))
+    if sacrebleu is None:
+        t.na(SACRE, "sacrebleu not installed")
+    else:
+        theirs = t.time(SACRE, k, lambda: [sacrebleu.corpus_bleu(h, [ref], tokenize=tokenize).score
+                                           for h in hyps[:k_sys]],
+                        fast=False, warmup=lambda: sacrebleu.corpus_bleu(hyps[0][:50], [ref[:50]], tokenize=tokenize),
+                        note=f"first {k_sys} systems")
+        if ours is not None and theirs is not None:
+            t.check(SACRE, f"max |dBLEU| over {k_sys} systems {fmt(max(abs(a - b) for a, b in zip(ours, theirs)))}")
+    if with_bleuscore:
+        bs = peer(t, BLEUSCORE, "bleuscore", "bleuscore")
+        if bs is not None:
+            refs_1 = [[r] for r in ref]
+            out = t.time(BLEUSCORE, n, lambda: [100 * bs.compute(refs_1, h, max_order=4, smooth=False,
+                                                                 ref_len_method="sacrebleu")["bleu"] for h in hyps])
+            if out is not None and ours is not None:
+                t.check(BLEUSCORE, f"max |dBLEU| vs vecscore {fmt(max(abs(a - b) for a, b in zip(ours, out)))}")
+    else:
+        t.na(BLEUSCORE, f"13a only (tokenize={tokenize} unsupported)")
+
+    # sentence BLEU per pair
+    t = row.task(f"sentence BLEU ({tag})", "sacrebleu.sentence_bleu per pair (exp smoothing, effective order)")
+    ours = t.time(VEC, n, lambda: vecscore.sentence_bleu(all_h, all_r, tokenize=tokenize))
+    if sacrebleu is None:
+        t.na(SACRE, "sacrebleu not installed")
+    else:
+        theirs = t.time(SACRE, k_pairs, lambda: [sacrebleu.sentence_bleu(h, [r], tokenize=tokenize).score
+                                                 for h, r in zip(all_h[:k_pairs], all_r[:k_pairs])],
+                        fast=False, warmup=lambda: sacrebleu.sentence_bleu(all_h[0], [all_r[0]], tokenize=tokenize),
+                        note=f"first {k_pairs:,d} pairs")
+        if ours is not None and theirs is not None:
+            t.check(SACRE, f"max |dBLEU| on {k_pairs:,d} pairs "
+                           f"{fmt(float(np.max(np.abs(np.asarray(ours.score)[:k_pairs] - theirs))))}")
+    if with_bleuscore:
+        t.na(BLEUSCORE, "no sentence-level BLEU (compute() returns one corpus score)")
+    else:
+        t.na(BLEUSCORE, f"13a only (tokenize={tokenize} unsupported)")
+
+    if not with_cached:
+        return
+    if sacrebleu is None:
+        row.note("cached-reference tasks skipped: sacrebleu not installed")
+        return
+    from sacrebleu.metrics import BLEU as SacreBLEU
+
+    # cached references: build once, then score every system
+    t = row.task(f"cached refs: build ({tag})", f"BLEU(references=[ref A]), {n_seg:,d} segments (n = segments)")
+    t.time(VEC, n_seg, lambda: vecscore.BLEU(tokenize=tokenize, references=[ref]))
+    t.time(SACRE, n_seg, lambda: SacreBLEU(tokenize=tokenize, references=[ref]), fast=False)
+    ours_b = vecscore.BLEU(tokenize=tokenize, references=[ref])
+    sacre_b = SacreBLEU(tokenize=tokenize, references=[ref])
+
+    t = row.task(f"cached refs: corpus_score ({tag})", f"{n_sys} systems x corpus_score(hyps) on the cached scorer")
+    ours = t.time(VEC, n, lambda: [ours_b.corpus_score(h).score for h in hyps])
+    t.time(VEC_COMPILED, n, forced(lambda: [ours_b.corpus_score(h).score for h in hyps]))
+    theirs = t.time(SACRE, k, lambda: [sacre_b.corpus_score(h, None).score for h in hyps[:k_sys]], fast=False,
+                    warmup=lambda: sacre_b.corpus_score(hyps[0], None), note=f"first {k_sys} systems")
+    if ours is not None and theirs is not None:
+        t.check(SACRE, f"max |dBLEU| over {k_sys} systems {fmt(max(abs(a - b) for a, b in zip(ours, theirs)))}")
+
+    t = row.task(f"cached refs: sentence scores ({tag})",
+                 "vecscore BLEU.sentence_scores(hyps) per system vs sacreBLEU BLEU.sentence_score(h, [r]) per pair "
+                 "(sacreBLEU's sentence_score cannot use its cache); effective order off in both")
+    ours = t.time(VEC, n, lambda: np.concatenate([ours_b.sentence_scores(h).score for h in hyps]))
+    t.time(VEC_COMPILED, n, forced(lambda: np.concatenate([ours_b.sentence_scores(h).score for h in hyps])))
+    theirs = t.time(SACRE, k_pairs, lambda: [sacre_b.sentence_score(h, [r]).score
+                                             for h, r in zip(all_h[:k_pairs], all_r[:k_pairs])],
+                    fast=False, warmup=lambda: sacre_b.sentence_score(all_h[0], [all_r[0]]),
+                    note=f"first {k_pairs:,d} pairs")
+    if ours is not None and theirs is not None:
+        t.check(SACRE, f"max |dBLEU| on {k_pairs:,d} pairs {fmt(float(np.max(np.abs(ours[:k_pairs] - theirs))))}")
+
+
+def _corpus_check(ours, theirs) -> str:
+    same = list(np.asarray(ours.counts).tolist()) == list(theirs.counts) and \
+        list(np.asarray(ours.totals).tolist()) == list(theirs.totals)
+    return f"|dBLEU| {fmt(abs(ours.score - theirs.score))}, counts/totals {'equal' if same else 'DIFFER'}"
+
+
+def row_wmt21_ende(row: Row) -> None:
+    row.title = "WMT21 en-de as written (13a): corpus, sentence and cached-reference BLEU"
+    _wmt_bleu_row(row, "en-de", "13a", with_bleuscore=True)
+
+
+def row_wmt21_enzh(row: Row) -> None:
+    row.title = "WMT21 en-zh as written (sacreBLEU's zh tokenizer)"
+    _wmt_bleu_row(row, "en-zh", "zh", with_bleuscore=False)
+
+
+def row_wmt21_enja(row: Row) -> None:
+    row.title = "WMT21 en-ja as written: ja-mecab (sacreBLEU's default for ja) and char (WMT21's official scores)"
+    cfg = row.cfg
+    _sacre_quiet()
+    names, hyps, ref = wmt21(cfg, "en-ja")
+    if cfg.quick:
+        names, hyps = names[:5], hyps[:5]
+    k_sys = min(len(hyps), 2 if cfg.quick else 5)
+    k = k_sys * len(ref)
+    all_h = [h for sys_h in hyps for h in sys_h]
+    all_r = ref * len(hyps)
+    t = row.task("corpus BLEU, one call (en-ja tok=ja-mecab)", "sacrebleu.corpus_bleu(tokenize='ja-mecab')")
+    t.na(VEC, "no ja-mecab tokenizer in vecscore (tokenize: 13a, intl, zh, zh-fixed, char, none)")
+    t.na(BLEUSCORE, "13a only")
+    try:
+        import sacrebleu
+        from sacrebleu.tokenizers.tokenizer_ja_mecab import TokenizerJaMecab
+
+        TokenizerJaMecab()
+    except Exception as e:
+        t.na(SACRE, f"ja-mecab unavailable, skipped ({type(e).__name__}: {str(e)[:80]})")
+    else:
+        theirs = t.time(SACRE, k, lambda: sacrebleu.corpus_bleu(all_h[:k], [all_r[:k]], tokenize="ja-mecab"),
+                        fast=False, warmup=lambda: sacrebleu.corpus_bleu(all_h[:50], [all_r[:50]],
+                                                                         tokenize="ja-mecab"),
+                        note=f"first {k_sys} systems")
+        if theirs is not None:
+            t.check(SACRE, f"BLEU {theirs.score:.2f} (no vecscore figure to compare)")
+    _wmt_bleu_row(row, "en-ja", "char", with_bleuscore=False, with_cached=not cfg.quick)
+
+
+def row_ascii_fold(row: Row) -> None:
+    row.title = "WMT21 en-de as written vs ASCII-folded: vecscore only (non-ASCII slowdown)"
+    import vecscore
+
+    names, hyps, ref = wmt21(row.cfg, "en-de")
+    if row.cfg.quick:
+        hyps = hyps[:5]
+    all_h = [h for sys_h in hyps for h in sys_h]
+    all_r = ref * len(hyps)
+    f_h = [ascii_fold(x) for x in all_h]
+    f_r = [ascii_fold(x) for x in all_r]
+    n = len(all_h)
+    assert all(x.isascii() for x in f_h + f_r)
+    row.note(f"{n:,d} pairs; {sum(not h.isascii() for h in all_h) / n:.0%} of hypotheses and "
+             f"{sum(not r.isascii() for r in ref) / len(ref):.0%} of references contain non-ASCII; folding = a fixed "
+             "map for quotes, dashes, spaces, ss, EUR etc., then NFKD and every other non-ASCII character dropped; "
+             f"folded tokens (whitespace) {sum(len(x.split()) for x in f_h):,d} vs "
+             f"{sum(len(x.split()) for x in all_h):,d} as written")
+    row.note("both sides run with VECSCORE_ROUTE=compiled, so the kernels are compared whatever the batch size "
+             "(the auto route takes them too at 20,040 pairs; with --quick's 5,010 pairs it would take the "
+             "plain Python route for rouge)")
+    jobs = [
+        ("sentence BLEU", lambda h, r: vecscore.sentence_bleu(h, r)),
+        ("corpus BLEU, one call", lambda h, r: vecscore.corpus_bleu(h, [r])),
+        ("rouge1/2/L", lambda h, r: vecscore.rouge(h, r, metrics=["rouge1", "rouge2", "rougeL"])),
+    ]
+    for label, fn in jobs:
+        t = row.task(f"{label} (en-de)", "ratio column: as-written pairs/s / folded pairs/s")
+        a = t.time(f"{VEC} as written", n, forced(lambda: fn(all_h, all_r)))
+        b = t.time(f"{VEC} ASCII-folded", n, forced(lambda: fn(f_h, f_r)))
+        if a is not None and b is not None:
+            cells = {c["tool"]: c for c in t.data["cells"]}
+            slow = cells[f"{VEC} as written"]["seconds"] / cells[f"{VEC} ASCII-folded"]["seconds"]
+            t.check(f"{VEC} ASCII-folded", f"non-ASCII / ASCII time = {slow:.2f}x")
+            t.data["slowdown"] = slow
+
+
+# --------------------------------------------------------------------------------------------- ROUGE rows
+
+
+def _rouge_task(row: Row, label: str, what: str, hyps, refs, types, *, stem: bool = False, k_rs: int,
+                k_rr: int | None = None, rs_warmup=None) -> None:
+    """One ROUGE task over every tool; agreement = max |d| of P/R/F against rouge-score on its subset."""
+    import vecscore
+
+    n = len(hyps)
+    t = row.task(label, what)
+    ours = t.time(VEC, n, lambda: vecscore.rouge(hyps, refs, metrics=types, stemmer=stem))
+    t.time(VEC_COMPILED, n, forced(lambda: vecscore.rouge(hyps, refs, metrics=types, stemmer=stem)))
+    oracle = None
+    rs = peer(t, RS, "rouge_score.rouge_scorer", "rouge-score")
+    if rs is not None:
+        scorer = rs.RougeScorer(types, use_stemmer=stem)
+        oracle = t.time(RS, k_rs, lambda: [scorer.score(r, h) for h, r in zip(hyps[:k_rs], refs[:k_rs])], fast=False,
+                        warmup=lambda: scorer.score(*(rs_warmup or (refs[0], hyps[0]))),
+                        note=f"first {k_rs:,d} pairs, score() loop")
+        oracle = rouge_arrays(oracle, types) if oracle is not None else None
+    if oracle is not None and ours is not None:
+        diff_check(t, VEC, f"max |d| P/R/F vs rouge-score ({k_rs:,d})",
+                   lambda: max_diff(vec_arrays(ours, types), oracle, k_rs))
+    rsrs = peer(t, RSRS, "rouge_score_rs", "rouge-score-rs")
+    if rsrs is not None:
+        s2 = rsrs.RougeScorer(types, use_stemmer=stem)
+        out = t.time(RSRS, n, lambda: s2.score_batch(refs, hyps), note="RougeScorer.score_batch (rayon)")
+        if out is not None and oracle is not None:
+            diff_check(t, RSRS, "max |d| vs rouge-score", lambda: max_diff(rouge_arrays(out[:k_rs], types), oracle))
+    if stem:
+        t.na(RRUST, "no stemmer (rouge1/2/L unstemmed only)")
+    elif any(x not in ("rouge1", "rouge2", "rougeL") for x in types):
+        t.na(RRUST, "no " + "/".join(x for x in types if x not in ("rouge1", "rouge2", "rougeL")) +
+             " (rouge1/2/L only)")
+    else:
+        fr = peer(t, RRUST, "fast_rouge", "rouge-rust")
+        if fr is not None:
+            k = n if k_rr is None else k_rr
+            out = t.time(RRUST, k, lambda: fr.score_batch_flat(refs[:k], hyps[:k]), fast=k_rr is None,
+                         note="score_batch_flat (rayon)" + ("" if k == n else f", first {k} pairs"))
+            if out is not None and oracle is not None:
+                diff_check(t, RRUST, "max |d| vs rouge-score", lambda: max_diff(flat_arrays(out, types), oracle, k_rs))
+
+
+def row_realsumm(row: Row) -> None:
+    row.title = "REALSumm (CNN/DM, 25 systems x 100 docs): multi-sentence summaries, sentences joined by newlines"
+    hyps, refs = realsumm(row.cfg)
+    k = 300 if row.cfg.quick else 1000
+    row.note(f"{len(hyps):,d} pairs, {sum(h.count(chr(10)) + 1 for h in hyps) / len(hyps):.1f} sentences per summary; "
+             "rougeLsum splits on newlines as rouge-score does")
+    all4 = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    _rouge_task(row, "rouge1/2/L/Lsum (REALSumm)", "no stemming", hyps, refs, all4, k_rs=k)
+    _rouge_task(row, "rougeLsum alone (REALSumm)", "no stemming", hyps, refs, ["rougeLsum"], k_rs=k)
+    _rouge_task(row, "rouge1/2/L (REALSumm)", "no stemming; the set rouge-rust can do", hyps, refs,
+                ["rouge1", "rouge2", "rougeL"], k_rs=k)
+    if not row.cfg.quick:
+        _rouge_task(row, "rouge1/2/L/Lsum, Porter stemmer (REALSumm)", "use_stemmer=True", hyps, refs, all4,
+                    stem=True, k_rs=k)
+
+
+def row_summeval(row: Row) -> None:
+    row.title = "SummEval (16 systems x 100 docs), 11 references each: multi-reference rouge1/2/L (best reference)"
+    import vecscore
+
+    hyps, refs = summeval(row.cfg)
+    types = ["rouge1", "rouge2", "rougeL"]
+    n = len(hyps)
+    k = 100 if row.cfg.quick else 300
+    row.note(f"{n:,d} summaries x {len(refs[0])} references = {sum(len(r) for r in refs):,d} hypothesis-reference "
+             "pairs; rouge-score's score_multi semantics (per type, the reference with the highest F) = vecscore "
+             "multi_ref='best'; n counts summaries")
+    t = row.task("rouge1/2/L, 11 refs (SummEval)", "score_multi(targets, prediction)")
+    ours = t.time(VEC, n, lambda: vecscore.rouge(hyps, refs, metrics=types, multi_ref="best"))
+    t.time(VEC_COMPILED, n, forced(lambda: vecscore.rouge(hyps, refs, metrics=types, multi_ref="best")))
+    oracle = None
+    rs = peer(t, RS, "rouge_score.rouge_scorer", "rouge-score")
+    if rs is not None:
+        scorer = rs.RougeScorer(types)
+        out = t.time(RS, k, lambda: [scorer.score_multi(r, h) for h, r in zip(hyps[:k], refs[:k])], fast=False,
+                     warmup=lambda: scorer.score_multi(refs[0], hyps[0]), note=f"first {k} summaries")
+        oracle = rouge_arrays(out, types) if out is not None else None
+    if oracle is not None and ours is not None:
+        diff_check(t, VEC, f"max |d| P/R/F vs rouge-score ({k})", lambda: max_diff(vec_arrays(ours, types), oracle, k))
+    rsrs = peer(t, RSRS, "rouge_score_rs", "rouge-score-rs")
+    if rsrs is not None:
+        s2 = rsrs.RougeScorer(types)
+        out = t.time(RSRS, n, lambda: [s2.score_multi(r, h) for h, r in zip(hyps, refs)],
+                     note="score_multi loop (no batch multi-reference API)")
+        if out is not None and oracle is not None:
+            diff_check(t, RSRS, "max |d| vs rouge-score", lambda: max_diff(rouge_arrays(out[:k], types), oracle))
+    fr = peer(t, RRUST, "fast_rouge", "rouge-rust")
+    if fr is not None:
+        counts = np.array([len(r) for r in refs])
+        flat_h = [h for h, c in zip(hyps, counts) for _ in range(c)]
+        flat_r = [x for r in refs for x in r]
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+
+        def fast_multi():
+            res = fr.score_batch_flat(flat_r, flat_h)
+            out = {}
+            for ty in types:
+                p, r_, f = (np.array(getattr(res, f"{ty}_{x}")) for x in ("precision", "recall", "fmeasure"))
+                if (counts == counts[0]).all():
+                    pick = starts + np.argmax(f.reshape(n, counts[0]), axis=1)
+                else:
+                    pick = np.array([s + int(np.argmax(f[s:s + c])) for s, c in zip(starts, counts)])
+                out[ty] = (p[pick], r_[pick], f[pick])
+            return out
+
+        out = t.time(RRUST, n, fast_multi, note="no multi-ref API: score_batch_flat on all pairs + argmax F in NumPy")
+        if out is not None and oracle is not None:
+            diff_check(t, RRUST, "max |d| vs rouge-score", lambda: max_diff(out, oracle, k))
+
+
+def row_synthetic(row: Row) -> None:
+    from benchmarks.corpus import summary_pairs
+
+    n = 5_000 if row.cfg.quick else 20_000
+    k = 500 if row.cfg.quick else 2_000
+    hyps, refs = summary_pairs(n, seed=0)
+    row.title = "Synthetic summary pairs (benchmarks/corpus.py summary_pairs: ~50 tokens a side, ASCII)"
+    row.note(f"{n:,d} pairs, seed 0")
+    _rouge_task(row, "rouge1/2/L (synthetic)", "no stemming", hyps, refs, ["rouge1", "rouge2", "rougeL"], k_rs=k)
+
+
+def row_long_rougel(row: Row) -> None:
+    from benchmarks.corpus import summary_pairs
+
+    n = 30 if row.cfg.quick else 100
+    hyps, refs = summary_pairs(n, seed=5, tokens=5000)
+    row.title = "rougeL at 5,000 tokens a side (synthetic, summary_pairs(tokens=5000))"
+    row.note(f"{n} pairs of ~{np.mean([len(h.split()) for h in hyps]):,.0f} whitespace tokens; rouge-score "
+             "(pure-Python O(n*m) LCS, ~5 s a pair) on 1 pair, rouge-rust (~75 ms a pair) on 10")
+    _rouge_task(row, "rougeL, 5,000 tokens", "no stemming", hyps, refs, ["rougeL"], k_rs=1, k_rr=min(n, 10),
+                rs_warmup=("a b c d", "a c d e"))
+
+
+# --------------------------------------------------------------------------------------------- NLTK-flavour rows
+
+
+def row_shared_refs(row: Row) -> None:
+    row.title = "Shared references (self-BLEU style): N hypotheses each against one common set of 500 references"
+    import vecscore
+
+    names, hyps, ref = wmt21(row.cfg, "en-de")
+    n = 200 if row.cfg.quick else 1000
+    k = 10 if row.cfg.quick else 40
+    shared = ref[:500]
+    shared_tok = [r.split() for r in shared]
+    pool = [h for sys_h in hyps[1:] for h in sys_h]  # hypotheses from other systems than reference segments' order
+    hyp_s = pool[:n]
+    hyp_tok = [h.split() for h in hyp_s]
+    row.note(f"WMT21 en-de: the first 500 segments of reference A are the shared references, {n:,d} system outputs "
+             "the hypotheses; whitespace tokens; NLTK sentence_bleu semantics with SmoothingFunction().method1, "
+             "BLEU-4; n counts hypotheses")
+    row.note("vecscore has no shared-references mode yet: it is given the 500 references repeated for every "
+             "hypothesis (500 x N reference rows)")
+    t = row.task("sentence BLEU vs 500 shared refs", "NLTK sentence_bleu(refs500, hyp, method1)")
+    ours = t.time(f"{VEC} token lists, refs repeated", n,
+                  lambda: vecscore.nltk_sentence_bleu(hyp_tok, [shared_tok] * n, smoothing="method1"),
+                  warmup=lambda: vecscore.nltk_sentence_bleu(hyp_tok[:100], [shared_tok] * 100, smoothing="method1"))
+    ours_s = t.time(f"{VEC} strings, refs repeated", n,
+                    lambda: vecscore.nltk_sentence_bleu(hyp_s, [shared] * n, smoothing="method1", tokenize="none"),
+                    warmup=lambda: vecscore.nltk_sentence_bleu(hyp_s[:100], [shared] * 100, smoothing="method1",
+                                                               tokenize="none"))
+    fb_mod = peer(t, FASTBLEU, "fast_bleu", "fast-bleu")
+    fb_out = None
+    if fb_mod is not None:
+        w = {4: (0.25, 0.25, 0.25, 0.25)}
+        scorer = fb_mod.BLEU(shared_tok, w)
+        fb_out = t.time(FASTBLEU, n, lambda: scorer.get_score(hyp_tok)[4],
+                        note="BLEU(refs) built once, get_score timed")
+        t.time(f"{FASTBLEU} incl. building BLEU(refs)", n, lambda: fb_mod.BLEU(shared_tok, w).get_score(hyp_tok)[4])
+    nl = peer(t, NLTK, "nltk.translate.bleu_score", "nltk")
+    oracle = None
+    if nl is not None:
+        m1 = nl.SmoothingFunction().method1
+        oracle = t.time(NLTK, k, lambda: [nl.sentence_bleu(shared_tok, h, smoothing_function=m1) for h in hyp_tok[:k]],
+                        fast=False, warmup=lambda: nl.sentence_bleu(shared_tok, hyp_tok[0], smoothing_function=m1),
+                        note=f"first {k} hypotheses")
+    if oracle is not None:
+        oracle = np.array(oracle)
+        for tool, out in ((f"{VEC} token lists, refs repeated", ours), (f"{VEC} strings, refs repeated", ours_s),
+                          (FASTBLEU, fb_out)):
+            if out is not None:
+                t.check(tool, f"max |d| vs NLTK ({k}) {fmt(float(np.max(np.abs(np.asarray(out)[:k] - oracle))))}")
+
+
+def row_token_lists(row: Row) -> None:
+    row.title = "NLTK-flavour BLEU: token-list input vs string input (vecscore) vs NLTK, WMT21 en-de"
+    import vecscore
+
+    names, hyps, ref = wmt21(row.cfg, "en-de")
+    if row.cfg.quick:
+        hyps = hyps[:5]
+    all_h = [h for sys_h in hyps for h in sys_h]
+    all_r = ref * len(hyps)
+    n = len(all_h)
+    tok_h = [h.split() for h in all_h]
+    tok_r = [[r.split()] for r in all_r]
+    str_r = [[r] for r in all_r]
+    k_c = min(n, 5_010 if row.cfg.quick else n)
+    k_s = min(n, 500 if row.cfg.quick else 2_000)
+    row.note(f"{n:,d} pairs, whitespace tokens (token lists = str.split(); string input with tokenize='none', "
+             "which splits the same way); corpus: no smoothing; sentence: method1; ratio column: token-list pairs/s "
+             "over the tool's")
+    nl = None
+    try:
+        nl = need("nltk.translate.bleu_score", "nltk")
+    except NotAvailable:
+        pass
+
+    t = row.task("nltk_corpus_bleu (en-de)", "nltk corpus_bleu(list_of_references, hypotheses)")
+    a = t.time(f"{VEC} token lists", n, lambda: vecscore.nltk_corpus_bleu(tok_h, tok_r))
+    b = t.time(f"{VEC} strings", n, lambda: vecscore.nltk_corpus_bleu(all_h, str_r, tokenize="none"))
+    if nl is None:
+        t.na(NLTK, "nltk not installed")
+    else:
+        c = t.time(NLTK, k_c, lambda: nl.corpus_bleu(tok_r[:k_c], tok_h[:k_c]), fast=False,
+                   warmup=lambda: nl.corpus_bleu(tok_r[:20], tok_h[:20]),
+                   note="all pairs" if k_c == n else f"first {k_c:,d} pairs")
+        if c is not None:
+            for tool, fn in ((f"{VEC} token lists", lambda: vecscore.nltk_corpus_bleu(tok_h[:k_c], tok_r[:k_c])),
+                             (f"{VEC} strings", lambda: vecscore.nltk_corpus_bleu(all_h[:k_c], str_r[:k_c],
+                                                                                  tokenize="none"))):
+                if (a if "token" in tool else b) is not None:
+                    guarded_check(t, tool, lambda fn=fn: f"|d| vs NLTK {fmt(abs(float(fn()) - c))}")
+
+    t = row.task("nltk_sentence_bleu (en-de)", "nltk sentence_bleu per pair, method1")
+    a = t.time(f"{VEC} token lists", n, lambda: vecscore.nltk_sentence_bleu(tok_h, tok_r, smoothing="method1"))
+    b = t.time(f"{VEC} strings", n, lambda: vecscore.nltk_sentence_bleu(all_h, str_r, tokenize="none",
+                                                                        smoothing="method1"))
+    if nl is None:
+        t.na(NLTK, "nltk not installed")
+    else:
+        m1 = nl.SmoothingFunction().method1
+        c = t.time(NLTK, k_s, lambda: [nl.sentence_bleu(r, h, smoothing_function=m1)
+                                       for h, r in zip(tok_h[:k_s], tok_r[:k_s])], fast=False,
+                   warmup=lambda: nl.sentence_bleu(tok_r[0], tok_h[0], smoothing_function=m1),
+                   note=f"first {k_s:,d} pairs")
+        if c is not None:
+            c = np.array(c)
+            for tool, out in ((f"{VEC} token lists", a), (f"{VEC} strings", b)):
+                if out is not None:
+                    t.check(tool, f"max |d| vs NLTK ({k_s:,d}) {fmt(float(np.max(np.abs(out[:k_s] - c))))}")
+
+
+ROWS = {
+    "wmt21-ende": (row_wmt21_ende, "WMT21 en-de as written: corpus/sentence/cached BLEU vs sacreBLEU, bleuscore"),
+    "wmt21-enzh": (row_wmt21_enzh, "WMT21 en-zh, tokenize=zh: corpus/sentence/cached BLEU vs sacreBLEU"),
+    "wmt21-enja": (row_wmt21_enja, "WMT21 en-ja: ja-mecab (sacreBLEU only) and char BLEU vs sacreBLEU"),
+    "ascii-fold": (row_ascii_fold, "en-de as written vs ASCII-folded, vecscore only: BLEU and rouge1/2/L"),
+    "realsumm": (row_realsumm, "REALSumm rouge1/2/L/Lsum, rougeLsum alone: vs rouge-score and the Rust peers"),
+    "summeval": (row_summeval, "SummEval, 11 references: multi-reference rouge1/2/L"),
+    "synthetic": (row_synthetic, "synthetic summary pairs: rouge1/2/L"),
+    "long-rougeL": (row_long_rougel, "rougeL at 5,000 tokens a side"),
+    "shared-refs": (row_shared_refs, "N hypotheses vs 500 shared references: fast-bleu, vecscore, NLTK"),
+    "token-lists": (row_token_lists, "nltk_corpus_bleu / nltk_sentence_bleu: token lists vs strings vs NLTK"),
+}
+
+
+# --------------------------------------------------------------------------------------------- child process
+
+
+def _threads() -> dict:
+    out = {"cpu_count": os.cpu_count(), "RAYON_NUM_THREADS": os.environ.get("RAYON_NUM_THREADS", "unset (all cores)")}
+    try:
+        import numba
+
+        out["numba_threads"] = numba.get_num_threads()
+        try:
+            out["numba_threading_layer"] = numba.threading_layer()
+        except Exception:
+            out["numba_threading_layer"] = "not started"
+    except Exception as e:
+        out["numba_threads"] = f"n/a ({type(e).__name__})"
+    return out
+
+
+def run_row(name: str, cfg) -> dict:
+    warnings.simplefilter("ignore")
+    row = Row(name, cfg)
+    result = {"row": name, "load_before": list(os.getloadavg()), "pid": os.getpid()}
+    t0 = time.perf_counter()
+    try:
+        ROWS[name][0](row)
+    except NotAvailable as e:
+        result["error"] = f"n/a ({e})"
+    except Exception as e:
+        traceback.print_exc()
+        result["error"] = f"failed: {type(e).__name__}: {str(e)[:200]}"
+    result.update(title=row.title or ROWS[name][1], tasks=row.tasks, notes=row.notes,
+                  load_after=list(os.getloadavg()), threads=_threads(), wall_seconds=time.perf_counter() - t0,
+                  repeat=cfg.repeat, peer_repeat=cfg.peer_repeat, quick=cfg.quick)
+    return result
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("row", choices=sorted(ROWS))
+    p.add_argument("--out", required=True, help="JSON file to write the row's results to")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--peer-repeat", type=int, default=2)
+    p.add_argument("--data", default=str(DEFAULT_DATA))
+    cfg = p.parse_args(argv)
+    result = run_row(cfg.row, cfg)
+    Path(cfg.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())
