@@ -80,7 +80,8 @@ class RougeStats:
 
     def total(self) -> RougeStats:
         """The statistics summed over the pairs (one entry)."""
-        return RougeStats(*(np.array([np.sum(a)]) for a in (self.hits, self.p_den, self.r_den)), self.exponent)
+        hits, p_den, r_den = (np.array([np.sum(a)]) for a in (self.hits, self.p_den, self.r_den))
+        return RougeStats(hits, p_den, r_den, self.exponent)
 
     def micro(self, alpha: float | None = None, beta: float | None = None) -> Score:
         """Corpus scores from the pooled counts, ``sum(hits) / sum(den)``, as Python floats."""
@@ -102,5 +103,5 @@ class RougeStats:
         exponents = {p.exponent for p in parts}
         if len(exponents) != 1:
             raise ValueError("RougeStats of different metrics (ROUGE-W exponents differ) cannot be joined")
-        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("hits", "p_den", "r_den")),
-                   parts[0].exponent)
+        hits, p_den, r_den = (np.concatenate([getattr(p, k) for p in parts]) for k in ("hits", "p_den", "r_den"))
+        return cls(hits, p_den, r_den, parts[0].exponent)
