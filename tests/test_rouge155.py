@@ -274,25 +274,8 @@ def test_averages_t0_t1_against_perl(perl_rouge, tmp_path):
 def _perl_averages(perl_rouge, workdir, hyps, refs, flags):
     """Run the script once on all pairs as one system and read its Average lines."""
     import re
-    import subprocess
 
-    workdir.mkdir(parents=True)
-    (workdir / "p").mkdir()
-    (workdir / "m").mkdir()
-    evals = []
-    for i, (h, rs) in enumerate(zip(hyps, refs)):
-        (workdir / "p" / f"p{i}").write_text(h + "\n")
-        ms = []
-        for j, r in enumerate(rs):
-            (workdir / "m" / f"m{i}_{j}").write_text(r + "\n")
-            ms.append(f'<M ID="{j}">m{i}_{j}</M>')
-        evals.append(f'<EVAL ID="{i + 1}"><PEER-ROOT>{workdir / "p"}</PEER-ROOT><MODEL-ROOT>{workdir / "m"}'
-                     f'</MODEL-ROOT><INPUT-FORMAT TYPE="SPL"></INPUT-FORMAT><PEERS><P ID="1">p{i}</P></PEERS>'
-                     f'<MODELS>{"".join(ms)}</MODELS></EVAL>')
-    (workdir / "c.xml").write_text("<ROUGE_EVAL>" + "".join(evals) + "</ROUGE_EVAL>")
-    out = subprocess.run(["perl", str(perl_rouge.script), "-e", str(perl_rouge.data), *flags,
-                          "-a", str(workdir / "c.xml")],
-                         capture_output=True, text=True, check=True).stdout
+    out = perl_rouge.run(hyps, refs, flags, workdir=workdir)
     vals = {}
     for metric, k, v in re.findall(r"^1 (ROUGE-\S+) Average_([RPF]): (\S+)", out, re.M):
         vals.setdefault(metric, {})[k] = float(v)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib
 import random
 import re
-import subprocess
 import tracemalloc
 from pathlib import Path
 
@@ -280,22 +279,7 @@ def _pairs(n: int, seed: int):
 
 def _run_perl(perl_rouge, workdir: Path, hyps, refs, flags) -> dict:
     """The script on the pairs as one system (peer "1", EVAL IDs 1..N); its printed intervals."""
-    workdir.mkdir(parents=True)
-    (workdir / "p").mkdir()
-    (workdir / "m").mkdir()
-    evals = []
-    for i, (h, rs) in enumerate(zip(hyps, refs)):
-        (workdir / "p" / f"p{i}").write_text(h + "\n")
-        models = []
-        for j, r in enumerate(rs):
-            (workdir / "m" / f"m{i}_{j}").write_text(r + "\n")
-            models.append(f'<M ID="{j}">m{i}_{j}</M>')
-        evals.append(f'<EVAL ID="{i + 1}"><PEER-ROOT>{workdir / "p"}</PEER-ROOT><MODEL-ROOT>{workdir / "m"}'
-                     f'</MODEL-ROOT><INPUT-FORMAT TYPE="SPL"></INPUT-FORMAT><PEERS><P ID="1">p{i}</P></PEERS>'
-                     f'<MODELS>{"".join(models)}</MODELS></EVAL>')
-    (workdir / "c.xml").write_text("<ROUGE_EVAL>" + "".join(evals) + "</ROUGE_EVAL>")
-    out = subprocess.run(["perl", str(perl_rouge.script), "-e", str(perl_rouge.data), *flags, "-a",
-                          str(workdir / "c.xml")], capture_output=True, text=True, check=True).stdout
+    out = perl_rouge.run(hyps, refs, flags, workdir=workdir)
     return _printed(out)
 
 

@@ -284,13 +284,43 @@ class PerlRouge155:
             in input order.
         """
         flags = [str(f) for f in flags]
+        if not hyps and len(refs) == 0:
+            return {}
+        stdout = self.run(hyps, refs, flags if "-r" in flags else [*flags, "-r", "1"], per_eval=True, workdir=workdir)
+        cmd = "ROUGE-1.5.5.pl " + " ".join(flags)
+        out: dict[str, dict[int, PRF]] = {}
+        for line in stdout.splitlines():
+            m = _EVAL_LINE.match(line)
+            if m:
+                out.setdefault(m.group(1), {})[int(m.group(2)) - 1] = PRF(*map(float, m.group(4, 5, 6)))
+        if not out:
+            raise RuntimeError(f"no per-evaluation lines in the output of {cmd}:\n{stdout}")
+        result = {}
+        for metric, by_pair in out.items():
+            if sorted(by_pair) != list(range(len(hyps))):
+                raise RuntimeError(f"{metric}: got evaluations {sorted(by_pair)} for {len(hyps)} pairs")
+            result[metric] = [by_pair[i] for i in range(len(hyps))]
+        return result
+
+    def run(
+        self,
+        hyps: Sequence[Text],
+        refs: Sequence[Sequence[Text]],
+        flags: Sequence[str],
+        *,
+        per_eval: bool = False,
+        workdir: Path | None = None,
+    ) -> str:
+        """The script's printed output on the pairs as one system (peer ``1``, EVAL IDs 1..N).
+
+        ``flags`` as given (``-e`` and ``-a`` are added, and ``-d`` with ``per_eval``).
+        """
+        flags = [str(f) for f in flags]
         for bad in ("-e", "-a", "-d", "-z"):
             if bad in flags:
                 raise ValueError(f"flag {bad} is set by the harness")
         if len(hyps) != len(refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference lists")
-        if not hyps:
-            return {}
         d = self._workdir(workdir, "rouge155")
         (d / "peers").mkdir()
         (d / "models").mkdir()
@@ -311,25 +341,11 @@ class PerlRouge155:
         config = d / "config.xml"
         config.write_text('<ROUGE_EVAL version="1.5.5">\n' + "\n".join(evals) + "\n</ROUGE_EVAL>\n")
         cmd = ["perl", str(self.script), "-e", str(self.data), *flags]
-        if "-r" not in flags:
-            cmd += ["-r", "1"]
-        cmd += ["-a", "-d", str(config)]
+        cmd += ["-a", *(["-d"] if per_eval else []), str(config)]
         proc = subprocess.run(cmd, capture_output=True, cwd=d)
         if proc.returncode != 0:
             raise RuntimeError(f"ROUGE-1.5.5.pl failed ({' '.join(cmd)}):\n{proc.stderr.decode(errors='replace')}")
-        out: dict[str, dict[int, PRF]] = {}
-        for line in proc.stdout.decode().splitlines():
-            m = _EVAL_LINE.match(line)
-            if m:
-                out.setdefault(m.group(1), {})[int(m.group(2)) - 1] = PRF(*map(float, m.group(4, 5, 6)))
-        if not out:
-            raise RuntimeError(f"no per-evaluation lines in the output of {' '.join(cmd)}:\n{proc.stdout.decode()}")
-        result = {}
-        for metric, by_pair in out.items():
-            if sorted(by_pair) != list(range(len(hyps))):
-                raise RuntimeError(f"{metric}: got evaluations {sorted(by_pair)} for {len(hyps)} pairs")
-            result[metric] = [by_pair[i] for i in range(len(hyps))]
-        return result
+        return proc.stdout.decode()
 
     def _driver(self, mode: str, stdin: bytes, wl: int, bl: int, stop: bool, stem: bool, workdir) -> str:
         d = self._workdir(workdir, "driver")
