@@ -152,7 +152,7 @@ def split_byte_runs(buf, offsets, table):
 
 
 @jit
-def _decode(buf, i, hi):
+def decode_utf8(buf, i, hi):
     """Decode the code point starting at ``buf[i]``; return ``(cp, width)``.
 
     The buffer comes from ``str.encode('utf-8')``, so it is valid UTF-8.
@@ -233,7 +233,7 @@ def _cp_scan(buf, lo, hi, mode, starts, ends, k, fill):
     inside = False
     i = lo
     while i < hi:
-        cp, w = _decode(buf, i, hi)
+        cp, w = decode_utf8(buf, i, hi)
         c = _cp_class(cp, mode)
         if inside and c != WORD:
             if fill:

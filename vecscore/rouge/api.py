@@ -207,8 +207,11 @@ def _split_for_sentences(hyps, refs, splitter, refs_layout, warn_no_lines):
     if len(hyps) == 0 or not isinstance(hyps[0], str):
         return hyps, refs
     if splitter != "newline":
+        texts: list[str] = []
+        _map_ref_texts(refs, texts.append)
+        split_refs = iter(split_sentences(texts, splitter))
+        refs = _map_ref_texts(refs, lambda t: next(split_refs))
         hyps = split_sentences(hyps, splitter) if all(isinstance(h, str) for h in hyps) else hyps
-        refs = _map_ref_texts(refs, lambda t: split_sentences([t], splitter)[0])
         return hyps, refs
     if warn_no_lines and not any("\n" in h for h in hyps if isinstance(h, str)) and not _any_ref_newline(refs):
         warn(

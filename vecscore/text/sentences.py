@@ -6,10 +6,14 @@ For text without newlines, ``sentence_splitter="punct"`` inserts them with a
 small deterministic rule that needs no model or download (NLTK's punkt,
 which rouge-score's ``split_summaries=True`` uses, cannot be fetched
 offline): a sentence ends after ``.``, ``!`` or ``?`` (optionally followed by
-closing quotes or brackets) when whitespace and then an uppercase letter,
-digit or opening quote follow, and after every ``。``, ``！``, ``？``.  It
-does not know abbreviations ("Dr. Smith" splits); for exact agreement with
-a particular splitter, split beforehand and join with ``"\\n"``.
+closing quotes or brackets) when spaces or tabs and then a non-space
+character follow, except a lone ``.`` after a one-letter word, a word with a
+``.`` in it or a common abbreviation ("Dr.", "etc.", "Jan."); and after every
+``。``, ``！``, ``？`` unless a newline or the end follows.  For exact agreement
+with a particular splitter, split beforehand and join with ``"\\n"``.
+
+Large batches are split by a kernel (:mod:`vecscore.kernels.sentences`, one
+text per thread) that gives the same texts as the regular expressions here.
 """
 from __future__ import annotations
 
@@ -18,9 +22,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vecscore import route
 from vecscore.errors import VecscoreError
 
-__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "sentence_layout"]
+__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "sentence_layout"]
 
 SENTENCE_SPLITTERS = ("newline", "punct")
 _LATIN_END = re.compile(r"""(\S*?)([.!?]+["'”’)\]]*)[ \t]+(?=\S)""")
@@ -40,13 +45,40 @@ def _latin_break(m: re.Match) -> str:
     return word + punct + "\n"
 
 
+def split_punct_plain(text: str) -> str:
+    """One text split by the ``punct`` rule (the regular expressions; the kernel's twin)."""
+    return _CJK_END.sub("\\1\n", _LATIN_END.sub(_latin_break, text))
+
+
 def split_sentences(texts: Sequence[str], splitter: str) -> list[str] | Sequence[str]:
     """Texts with their sentence breaks as ``"\\n"`` (``newline``: unchanged)."""
     if splitter == "newline":
         return texts
-    if splitter == "punct":
-        return [_CJK_END.sub("\\1\n", _LATIN_END.sub(_latin_break, t)) for t in texts]
-    raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
+    if splitter != "punct":
+        raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
+    texts = list(texts)
+    if route.use_plain(True, lambda: route.text_chars(texts)):
+        return [split_punct_plain(t) for t in texts]
+    return _split_compiled(texts)
+
+
+def _split_compiled(texts: list[str]) -> list[str]:
+    from vecscore.kernels.sentences import abbreviation_keys, split_punct
+    from vecscore.kernels.tokenize import nul_offsets
+
+    joined = "\0".join(texts)
+    try:
+        buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
+    except UnicodeEncodeError:  # a lone surrogate: the plain splitter here, and the scorer names the row
+        return [split_punct_plain(t) for t in texts]
+    offsets = nul_offsets(buf, len(texts))
+    if len(offsets) != len(texts) + 1:  # a text holds a NUL
+        return [split_punct_plain(t) for t in texts]
+    out, flagged = split_punct(buf, offsets, abbreviation_keys(_ABBREVIATIONS))
+    split = out.tobytes().decode("utf-8").split("\0")
+    for i in np.flatnonzero(flagged).tolist():
+        split[i] = split_punct_plain(texts[i])
+    return split
 
 
 def sentence_layout(offsets: np.ndarray, sent_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
