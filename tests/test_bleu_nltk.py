@@ -126,3 +126,21 @@ def test_nltk_input_errors():
         nltk_sentence_bleu([["a", "b"]], [[["a", "c"]]], smoothing="method6")
     with pytest.raises(VecscoreError, match="2 hypotheses but 1"):
         nltk_corpus_bleu([["a"], ["b"]], [[["a"]]])
+
+
+@pytest.mark.parametrize("route", ["plain", "compiled"])
+def test_token_lists_of_every_shape(monkeypatch, route):
+    """Token lists read in one pass (tokens joined with NULs) or token by token (a token holding a NUL), and
+    references given as one token list or a list of them per pair, mixed: NLTK's numbers on both routes."""
+    monkeypatch.setenv("VECSCORE_ROUTE", route)
+    hyps = [["the", "cat", "", "sat"], ["é", "a b", "x"], ["a\x00b", "c", "d", "e"], ["f", "g"], []]
+    refs = [[["the", "cat", "", "sat", "down"]], ["é", "a b", "y"], [["a\x00b", "c", "d"], ["c", "d", "e"]],
+            [["f", "g", "h"]], [["z"]]]
+    nltk_refs = [r if isinstance(r[0], list) else [r] for r in refs]
+    for lo, hi in ((0, 5), (0, 2), (3, 5)):  # with and without the NUL-holding token
+        got = _ours(nltk_corpus_bleu, hyps[lo:hi], refs[lo:hi], weights=(0.5, 0.5))
+        want = _nltk(nb.corpus_bleu, nltk_refs[lo:hi], hyps[lo:hi], weights=(0.5, 0.5))
+        assert _close(got, want), (lo, hi)
+        got = _ours(nltk_sentence_bleu, hyps[lo:hi], refs[lo:hi], weights=(0.5, 0.5))
+        want = [_nltk(nb.sentence_bleu, r, h, weights=(0.5, 0.5)) for h, r in zip(hyps[lo:hi], nltk_refs[lo:hi])]
+        assert _close(got, want), (lo, hi)

@@ -196,7 +196,7 @@ def _is_unit(x, kind: str) -> bool:
     if kind == "text":
         return isinstance(x, str)
     if kind == "tokens":
-        return isinstance(x, (list, tuple)) and all(isinstance(t, str) for t in x)
+        return isinstance(x, (list, tuple)) and (_all_str(x) or all(isinstance(t, str) for t in x))
     if isinstance(x, np.ndarray):
         return x.ndim == 1 and (x.dtype.kind in "iu" or x.size == 0)
     return isinstance(x, (list, tuple)) and all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in x)
@@ -210,8 +210,13 @@ def _all_str(rows) -> bool:
     return set(map(type, rows)) <= {str}
 
 
+def _all_token_lists(rows) -> bool:
+    """Fast (C-level) check that every row is a list or tuple of exactly ``str``."""
+    return set(map(type, rows)) <= {list, tuple} and _all_str(chain.from_iterable(rows))
+
+
 def check_units(rows: Sequence[Any], kind: str, what: str) -> None:
-    if kind == "text" and _all_str(rows):
+    if (kind == "text" and _all_str(rows)) or (kind == "tokens" and _all_token_lists(rows)):
         return
     bad = next((i for i, x in enumerate(rows) if not _is_unit(x, kind)), None)
     if bad is not None:
@@ -331,7 +336,9 @@ def normalize_refs(refs: Any, n_pairs: int, kind: str,
 
 
 def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
-    """C-level flattening for the common all-text layouts; ``None`` means "take the checked path"."""
+    """C-level flattening for the common all-text and all-token-list layouts; ``None`` means "take the checked path"."""
+    if kind == "tokens" and refs_layout == "per-example":
+        return _fast_flatten_tokens(refs, n_pairs)
     if kind != "text" or len(refs) == 0:
         return None
     if refs_layout == "streams":
@@ -346,6 +353,26 @@ def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
     counts = np.fromiter(map(len, refs), dtype=np.int64, count=n_pairs)
     flat = list(chain.from_iterable(refs))
     if (counts == 0).any() or not _all_str(flat):
+        return None
+    ptr = np.zeros(n_pairs + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return flat, ptr
+
+
+def _fast_flatten_tokens(refs, n_pairs: int):
+    """Per-example token lists: every entry one reference (a list of ``str``) or every entry a list of them."""
+    if len(refs) != n_pairs or n_pairs == 0 or not set(map(type, refs)) <= {list, tuple}:
+        return None
+    counts = np.fromiter(map(len, refs), dtype=np.int64, count=n_pairs)
+    if (counts == 0).any():
+        return None
+    inner = set(map(type, chain.from_iterable(refs)))
+    if inner <= {str}:  # one reference per pair
+        return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
+    if not inner <= {list, tuple}:
+        return None
+    flat = list(chain.from_iterable(refs))
+    if not _all_str(chain.from_iterable(flat)):
         return None
     ptr = np.zeros(n_pairs + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,6 +87,19 @@ def spans_from_token_lists(token_lists) -> TokenSpans:
     lens = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
     tok_offsets = np.zeros(len(token_lists) + 1, np.int64)
     np.cumsum(lens, out=tok_offsets[1:])
+    n_tokens = int(tok_offsets[-1])
+    joined = "\0".join(chain.from_iterable(token_lists))
+    if n_tokens and joined.count("\0") == n_tokens - 1:  # no token holds a NUL: one encode, spans from the NULs
+        try:
+            buf = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+        except UnicodeEncodeError:
+            buf = None
+        if buf is not None:
+            ends = np.append(np.flatnonzero(buf == 0), len(buf)).astype(np.int64)
+            starts = np.empty(n_tokens, np.int64)
+            starts[0] = 0
+            starts[1:] = ends[:-1] + 1
+            return TokenSpans(buf, starts, ends, tok_offsets)
     flat = [t.encode("utf-8") for toks in token_lists for t in toks]
     blen = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
     ends = np.cumsum(blen)
