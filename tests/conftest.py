@@ -53,3 +53,13 @@ def db_good(monkeypatch):
         return "good" if word in ("best", "better") else perl_stem(word)
 
     monkeypatch.setattr(streams, "perl_stem", stem)
+
+
+@pytest.fixture(autouse=True)
+def _routes_by_size():
+    """Every test starts with no kind of call warm on the compiled route (vecscore.route.note_compiled), so that
+    the route of each call depends on its own size as the tests expect, not on the tests that ran before."""
+    from vecscore import route
+
+    route._WARM.clear()
+    yield

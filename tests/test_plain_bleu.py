@@ -390,3 +390,23 @@ assert "numba" not in sys.modules, "numba was imported"
 """
     env = {**os.environ, "VECSCORE_ROUTE": "auto", "NUMBA_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=Path(__file__).parents[1])
+
+
+def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
+    """Scoring systems one by one: after one call of a kind ran on the compiled route, small calls of that kind
+    take it too (its kernels are loaded), with the same numbers; other kinds still go by size."""
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    calls = []
+    real = bleu._compiled
+    monkeypatch.setattr(bleu, "_compiled", lambda: calls.append(1) or real())
+    hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat is on the mat", "a dog barked"]
+    small = corpus_bleu(hyps, refs)
+    assert calls == []  # cold: by size, the plain route
+    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 10)
+    corpus_bleu(hyps * 10, refs * 10)  # too big for the plain route now: compiled, and warm from then on
+    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 2_000_000)
+    assert len(calls) == 1
+    again = corpus_bleu(hyps, refs)
+    assert len(calls) == 2 and again.score == small.score and (again.counts == small.counts).all()
+    corpus_bleu(hyps, refs, tokenize="intl")  # another tokenizer is not warm
+    assert len(calls) == 2

@@ -150,3 +150,27 @@ def test_plain_route_loads_no_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"VECSCORE_ROUTE": "auto", "PATH": "/usr/bin:/bin"})
     assert out.stdout.split() == ["False", "0.733333"]  # jackknife: mean of 0.8 (the cat) and 2/3 (a cat sat)
+
+
+def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
+    """After a call of a kind (metric kinds, tokenizer) ran on the compiled route, small calls of that kind take it
+    too, with the same numbers; another kind still goes by size."""
+    from vecscore.rouge import compiled
+
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    calls = []
+    real = compiled.compiled_stats
+    monkeypatch.setattr(compiled, "compiled_stats", lambda *a, **k: calls.append(1) or real(*a, **k))
+    hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat is on the mat", "a dog barked"]
+    small = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"])
+    assert calls == []
+    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 10)
+    vecscore.rouge(hyps * 10, refs * 10, metrics=["rouge1", "rougeL"])
+    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 2_000_000)
+    assert len(calls) == 1
+    again = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"])
+    assert len(calls) == 2
+    for m in ("rouge1", "rougeL"):
+        assert (again[m].fmeasure == small[m].fmeasure).all()
+    vecscore.rouge(hyps, refs, metrics=["rouge2"])
+    assert len(calls) == 2

@@ -22,6 +22,8 @@ second of Python on a current core, which is also what the compiled route
 needs just to load numba and its cached kernels.  Below that the plain route
 wins whether the kernel cache is warm or cold; above it a warm cache wins,
 and a cold one compiles first (``vecscore warmup`` does that ahead of time).
+Once a kind of call has run on the compiled route in a process, later calls of
+that kind take it whatever their size (its kernels are loaded by then).
 ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 
@@ -108,17 +110,32 @@ def text_chars(*groups) -> int:
     return total
 
 
-def use_plain(supported: bool, size, cost: int = 1) -> bool:
+#: the kinds of call (see ``warm`` in :func:`use_plain`) that have run on the compiled route in this process
+_WARM: set = set()
+
+
+def note_compiled(warm) -> None:
+    """Record that a call of kind ``warm`` ran on the compiled route: its kernels are now loaded."""
+    _WARM.add(warm)
+
+
+def use_plain(supported: bool, size, cost: int = 1, warm=None) -> bool:
     """Whether this call takes the plain route.
 
     ``supported``: the plain route implements the call's options.  ``size``:
     the call's text characters, or a zero-argument callable giving them (only
     called under ``auto``); ``cost``: the relative cost per character (:data:`COST`).
+    ``warm``: the kind of call (e.g. ``("bleu", "text", "13a")``); once a call of that
+    kind has run on the compiled route in this process (:func:`note_compiled`), its
+    kernels are loaded and the compiled route is faster at every size, so later calls
+    of that kind take it (scoring systems one by one, a loop over batches).
     """
     if not supported:
         return False
     r = route()
     if r != "auto":
         return r == "plain"
+    if warm is not None and warm in _WARM:
+        return False
     n = size() if callable(size) else size
     return n * cost <= PLAIN_MAX_CHARS

@@ -72,7 +72,7 @@ from vecscore.inputs import (
     unicode_errors,
 )
 from vecscore.parallel import accepts_workers
-from vecscore.route import use_plain
+from vecscore.route import note_compiled, use_plain
 
 __all__ = [
     "BLEU",
@@ -118,6 +118,7 @@ def _stats(hyps, refs, opts: Options, refs_layout: str):
     with rows_named(hyps, refs, layout), unicode_errors(hyps, refs):
         stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order,
                                        brevity_penalty=opts.brevity_penalty, refs_layout=layout, **options)
+    note_compiled(plain_bleu.warm_key(kind, opts.tokenize))
     return stats, kind, bf
 
 
@@ -137,7 +138,7 @@ def _sacre_counts(correct, total, opts: Options):
     return correct + add, total + add
 
 
-def _corpus_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScore:
+def corpus_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScore:
     """``formulas``: :mod:`vecscore.bleu.formulas` or :mod:`vecscore.bleu.plain_formulas` (None: by size)."""
     formulas = formulas or _stats_formulas(1)
     st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
@@ -149,8 +150,8 @@ def _corpus_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScore:
                      opts.signature(stats.nrefs_label()), stats)
 
 
-def _sentence_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScores:
-    """As :func:`_corpus_result`, one score per row."""
+def sentence_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScores:
+    """As :func:`corpus_result`, one score per row."""
     formulas = formulas or _stats_formulas(stats.n_pairs)
     st = stats.truncate(opts.max_ngram_order) if stats.max_order != opts.max_ngram_order else stats
     s = formulas.sacrebleu_sentence(st.sys_len, st.ref_len, st.correct.T, st.total.T,
@@ -241,7 +242,7 @@ def corpus_bleu(
     stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
     warn_tokenized(hyps, kind, opts)
     warn_cjk(hyps, kind, opts)
-    return _corpus_result(stats, opts, formulas)
+    return corpus_result(stats, opts, formulas)
 
 
 @accepts_workers
@@ -278,11 +279,11 @@ def sentence_bleu(
             raise VecscoreError("with one hypothesis (a str), refs must be the list of its references "
                                 "(sacreBLEU's sentence_bleu(hypothesis, [ref1, ref2, ...])), not a single string")
         stats, _, formulas = _stats([hyps], [as_rows(refs, "refs")], opts, "per-example")
-        return _sentence_result(stats, opts, formulas)[0]
+        return sentence_result(stats, opts, formulas)[0]
     hyps = as_rows(hyps, "hyps")
     stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
     warn_cjk(hyps, kind, opts)
-    return _sentence_result(stats, opts, formulas)
+    return sentence_result(stats, opts, formulas)
 
 
 def corpus_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScore:
@@ -295,7 +296,7 @@ def corpus_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScore:
     """
     options.setdefault("max_ngram_order", stats.max_order)
     opts = Options(**options)
-    return _corpus_result(_check_stats(stats, opts), opts)
+    return corpus_result(_check_stats(stats, opts), opts)
 
 
 def sentence_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScores:
@@ -303,7 +304,7 @@ def sentence_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScores:
     options.setdefault("max_ngram_order", stats.max_order)
     options.setdefault("effective_order", True)
     opts = Options(**options)
-    return _sentence_result(_check_stats(stats, opts), opts)
+    return sentence_result(_check_stats(stats, opts), opts)
 
 
 

@@ -40,7 +40,7 @@ TOKENIZERS = plain_bleu.TOKENIZERS  # sacreBLEU's tokenizers, for text input
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 
 
-def _smoothing(smoothing, epsilon, alpha, k):
+def nltk_smoothing(smoothing, epsilon, alpha, k):
     """``(name, epsilon, alpha, k)`` from a name, None, or an nltk ``SmoothingFunction().methodN``."""
     if smoothing is None:
         return "method0", epsilon, alpha, k
@@ -58,7 +58,7 @@ def _smoothing(smoothing, epsilon, alpha, k):
     )
 
 
-def _max_order(weights, method: str) -> int:
+def nltk_max_order(weights, method: str) -> int:
     try:
         weights[0][0]
         many = list(weights)
@@ -94,7 +94,7 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
             raise VecscoreError(f"unknown tokenize {tokenize!r}; valid: {', '.join(TOKENIZERS)}")
     elif lowercase:
         raise VecscoreError("lowercase=True needs text input; lowercase the tokens yourself")
-    options = dict(tokenize=tokenize, lowercase=lowercase, max_order=_max_order(weights, method),
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_order=nltk_max_order(weights, method),
                    brevity_penalty=brevity_penalty)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize, refs_layout=refs_layout)
     if plain is not None:
@@ -152,7 +152,7 @@ def nltk_corpus_bleu(
     >>> round(nltk_corpus_bleu([hyp], [refs], weights=(0.5, 0.5)) ** 2, 12)
     0.8
     """
-    method, epsilon, alpha, k = _smoothing(smoothing, epsilon, alpha, k)
+    method, epsilon, alpha, k = nltk_smoothing(smoothing, epsilon, alpha, k)
     s, formulas = _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout)
     return formulas.nltk_corpus(s.sys_len, s.ref_len, s.correct.T, s.total.T, weights=weights, smoothing=method,
                                 epsilon=epsilon, alpha=alpha, k=k, auto_reweigh=auto_reweigh,
@@ -175,7 +175,7 @@ def nltk_sentence_bleu(
     ndarray
         Shape ``(N,)`` for one weight tuple, ``(n_weights, N)`` for a list.
     """
-    method, epsilon, alpha, k = _smoothing(smoothing, epsilon, alpha, k)
+    method, epsilon, alpha, k = nltk_smoothing(smoothing, epsilon, alpha, k)
     s, formulas = _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, refs_layout)
     return formulas.nltk_sentence(s.sys_len, s.ref_len, s.correct.T, s.total.T, weights=weights, smoothing=method,
                                   epsilon=epsilon, alpha=alpha, k=k, auto_reweigh=auto_reweigh,

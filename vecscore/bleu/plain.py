@@ -179,6 +179,11 @@ def _hyps_size(kind: str, hyps) -> int:
         return 0
 
 
+def warm_key(kind: str, tokenize: str | None) -> tuple:
+    """The kind of call for :func:`vecscore.route.use_plain`'s ``warm``."""
+    return ("bleu", kind, tokenize)
+
+
 def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: str):
     """``(hyps, flat_refs, ref_ptr)``, validated, when the call takes the plain route; ``None`` for the compiled route.
 
@@ -189,11 +194,12 @@ def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: st
     route goes to the compiled route without a validation pass of its own.
     """
     cost = cost_per_char(kind, tokenize)
-    if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost):
+    warm = warm_key(kind, tokenize)
+    if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost, warm):
         return None
     check_units(hyps, kind, "hyps")
     flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
-    if not use_plain(True, lambda: text_size(kind, hyps, flat_refs), cost):
+    if not use_plain(True, lambda: text_size(kind, hyps, flat_refs), cost, warm):
         return None
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")

@@ -22,8 +22,9 @@ from vecscore.inputs import as_rows, rows_named, unicode_errors
 from vecscore.parallel import accepts_workers
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
-from vecscore.rouge.plain import plain_stats
+from vecscore.rouge.plain import plain_stats, warm_key
 from vecscore.rouge.results import RougeResult
+from vecscore.route import note_compiled
 from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.stopwords import stopword_set, stopwords_label
@@ -83,7 +84,7 @@ def make_transform(tokenizer, stemmer, stopwords):
     return transform
 
 
-def _signature(metrics, tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, nrefs) -> str:
+def rouge_signature(metrics, tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, nrefs) -> str:
     tok = tokenizer if isinstance(tokenizer, str) else "custom"
     stem = "no" if not stemmer else (stemmer if isinstance(stemmer, str) else "porter" if stemmer is True else "custom")
     weight = "f1" if alpha is None and beta is None else (f"alpha={alpha}" if alpha is not None else f"beta={beta}")
@@ -190,13 +191,15 @@ def rouge(
 
             with unicode_errors(hyps, refs):
                 found = compiled_stats(hyps, refs, parsed, **options)
+            note_compiled(warm_key(parsed, tokenizer))
     per_metric, ref_ptr = found
     scores, stats = {}, {}
     for name, (hits, hyp_count, ref_count, exponent) in zip(metrics, per_metric):
         scores[name], st = combine(hits, hyp_count, ref_count, ref_ptr, multi_ref, alpha, beta, exponent)
         if st is not None:
             stats[name] = st
-    sig = _signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, np.diff(ref_ptr))
+    sig = rouge_signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta,
+                          np.diff(ref_ptr))
     return RougeResult(scores, stats, sig)
 
 

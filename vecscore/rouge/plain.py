@@ -82,6 +82,11 @@ def _apply(texts, transform):
     return [[[o for o in map(one, toks) if o is not None] for toks in sents] for sents in texts]
 
 
+def warm_key(parsed, tokenizer) -> tuple:
+    """The kind of call for :func:`vecscore.route.use_plain`'s ``warm``: the metric kinds and the tokenizer."""
+    return ("rouge", frozenset(k for k, _ in parsed), tokenizer if isinstance(tokenizer, str) else "callable")
+
+
 def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs):
     """``(per_metric, ref_ptr)`` as :func:`vecscore.rouge.compiled.compiled_stats`, or ``None``.
 
@@ -92,14 +97,15 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     if not plain_supports(parsed, tokenizer):
         return None
     cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
-    if not use_plain(True, lambda: text_chars(hyps), cost):  # the hypotheses alone decide a large batch
+    warm = warm_key(parsed, tokenizer)
+    if not use_plain(True, lambda: text_chars(hyps), cost, warm):  # the hypotheses alone decide a large batch
         return None
     kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
     rows = plain_str(rows)
     n = len(ref_ptr) - 1
-    if not use_plain(True, lambda: text_chars(rows), cost):
+    if not use_plain(True, lambda: text_chars(rows), cost, warm):
         return None
     if kind == "ids":
         if transform is not None:
