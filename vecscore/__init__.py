@@ -41,6 +41,7 @@ _EXPORTS = {
     "nltk_corpus_bleu": "vecscore.bleu.nltk",
     "nltk_sentence_bleu": "vecscore.bleu.nltk",
     "rouge_weighted": "vecscore.rouge.weighted",
+    "SharedReferences": "vecscore.shared_refs",
     "tune_memory": "vecscore.memory",
     "RougeResult": "vecscore.rouge.results",
     "RougeStats": "vecscore.rouge.stats",
@@ -55,7 +56,8 @@ __all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", 
            "BleuStats", "RougeStats", "CHRF", "CHRFScore", "corpus_chrf", "sentence_chrf", "chrf_statistics", "TER",
            "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
            "rouge_weighted", "tune_memory", "RougeResult", "Score", "VecscoreError", "EmptyTokenizationWarning",
-           "UndefinedMetricWarning", "confidence_interval", "paired_bootstrap", "paired_randomization"]
+           "UndefinedMetricWarning", "confidence_interval", "paired_bootstrap", "paired_randomization",
+           "SharedReferences"]
 
 
 def __getattr__(name: str):
@@ -94,5 +96,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from vecscore.rouge.scorer import RougeScorer
     from vecscore.rouge.stats import RougeStats
     from vecscore.rouge.weighted import rouge_weighted
+    from vecscore.shared_refs import SharedReferences
     from vecscore.significance.paired import confidence_interval, paired_bootstrap, paired_randomization
     from vecscore.ter.api import TER, TERScore, corpus_ter, sentence_ter, ter_statistics

@@ -54,6 +54,9 @@ def _rouge() -> None:
     rouge([h.split() for h in _HYPS], [[r.split() for r in rs] for rs in _REFS], metrics=metrics)
     RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True).score_batch(
         [r[0] for r in _REFS], _HYPS)
+    from vecscore.shared_refs import SharedReferences
+
+    SharedReferences(_REFS[0] + _REFS[2]).rouge(_HYPS, metrics=metrics)
 
 
 def _rouge_weighted() -> None:
@@ -83,6 +86,11 @@ def _bleu() -> None:
     for method in range(8):
         nltk_corpus_bleu(tok_hyps, tok_refs, smoothing=f"method{method}")
         nltk_sentence_bleu(tok_hyps, tok_refs, smoothing=f"method{method}")
+    from vecscore.shared_refs import SharedReferences
+
+    for shared, hyps in ((SharedReferences(_REFS[0] + _REFS[3]), _HYPS), (SharedReferences(tok_refs[0]), tok_hyps)):
+        shared.sentence_bleu(hyps)
+        shared.nltk_corpus_bleu(hyps, smoothing="method1")
 
 
 def _rouge155() -> None:
