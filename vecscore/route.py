@@ -36,11 +36,14 @@ caller tries the next route.  The general compiled route always applies.
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import islice
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "text_chars", "capped_sum"]
+__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "text_chars", "capped_sum", "preferred"]
 
 ROUTES = ("auto", "plain", "compiled")
 
@@ -65,7 +68,29 @@ def route() -> str:
     value = os.environ.get("VECSCORE_ROUTE", "auto").strip().lower() or "auto"
     if value not in ROUTES:
         raise VecscoreError(f"VECSCORE_ROUTE must be one of {', '.join(ROUTES)}, not {value!r}")
+    if value == "auto":
+        return getattr(_preferred, "value", "auto")
     return value
+
+
+_preferred = threading.local()
+
+
+@contextmanager
+def preferred(value: str) -> Iterator[None]:
+    """Within the block (this thread), ``auto`` means ``value``; a ``VECSCORE_ROUTE`` the user set still wins.
+
+    For a caller that knows its job is larger than each of its calls: a significance test scores many
+    systems against one set of references, each call too small to pay numba's start-up alone.
+    """
+    if value not in ROUTES:
+        raise VecscoreError(f"route must be one of {', '.join(ROUTES)}, not {value!r}")
+    previous = getattr(_preferred, "value", "auto")
+    _preferred.value = value
+    try:
+        yield
+    finally:
+        _preferred.value = previous
 
 
 def _length(x) -> int:

@@ -426,16 +426,29 @@ class BLEU:
         """Per-pair statistics against ``refs`` or, if None, the cached references."""
         return self._statistics(hyps, refs)[0]
 
-    def corpus_score(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScore:
-        """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones)."""
+    def corpus_score(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None,
+                     n_bootstrap: int = 1) -> BLEUScore:
+        """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones).
+
+        ``n_bootstrap > 1``: also sacreBLEU's bootstrap estimate (``_mean``, ``_ci``; seed from
+        ``SACREBLEU_SEED``, see :func:`vecscore.significance.confidence_interval`), and the signature
+        gains ``bs:N|seed:S`` from then on, as sacreBLEU's.
+        """
         stats, formulas = self._statistics(hyps, refs)
         warn_tokenized(hyps, input_kind(hyps), self._opts)
-        return _corpus_result(stats, self._opts, formulas)
+        result = corpus_result(stats, self._opts, formulas)
+        if n_bootstrap == 1:
+            return result
+        from vecscore.significance.adapters import bleu_adapter, bleu_matrix  # lazy: only with n_bootstrap
+        from vecscore.significance.estimate import with_interval
+
+        k = self._opts.max_ngram_order
+        return with_interval(self, bleu_adapter(self), result, bleu_matrix(stats, k), n_bootstrap)
 
     def sentence_scores(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScores:
         """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
         stats, formulas = self._statistics(hyps, refs)
-        return _sentence_result(stats, self._opts, formulas)
+        return sentence_result(stats, self._opts, formulas)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         """One hypothesis against its references, as sacreBLEU's ``BLEU.sentence_score``."""
@@ -444,17 +457,23 @@ class BLEU:
         refs = [r for r in references if r is not None]
         stats, _, formulas = _stats([hypothesis], [refs], self._opts, "per-example")
         self._nrefs = stats.nrefs_label()
-        return _sentence_result(stats, self._opts, formulas)[0]
+        return sentence_result(stats, self._opts, formulas)[0]
 
     def score_stats(self, stats: BleuStats) -> BLEUScore:
         """Corpus BLEU of (concatenated, resampled ...) statistics with this object's options."""
-        return _corpus_result(_check_stats(stats, self._opts), self._opts)
+        return corpus_result(_check_stats(stats, self._opts), self._opts)
 
     def get_signature(self, short: bool = False) -> str:
         """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
         if self._nrefs is None:
             raise VecscoreError("number of references unknown: score something (or cache references) first")
-        return self._opts.signature(self._nrefs, short=short)
+        sig = self._opts.signature(self._nrefs, short=short)
+        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
+        if resampled is None:
+            return sig
+        from vecscore.significance.estimate import resampling_signature
+
+        return resampling_signature(sig, bs=resampled[0], seed=resampled[1])
 
     def __repr__(self) -> str:
         o = self._opts

@@ -8,6 +8,7 @@ import numpy as np
 
 from vecscore.bleu import formulas as bf
 from vecscore.bleu.stats import BleuStats
+from vecscore.confidence import confidence_fields
 
 __all__ = ["BLEUScore", "BLEUScores"]
 
@@ -31,6 +32,10 @@ class BLEUScore:
     ref_len: int
     signature: str = ""
     stats: BleuStats | None = field(default=None, repr=False, compare=False)
+    #: sacreBLEU's bootstrap estimate (``corpus_score(..., n_bootstrap=N)``): mean and 95% CI half-width
+    #: of the resample scores; -1.0 when none was computed
+    _mean: float = field(default=-1.0, repr=False, compare=False)
+    _ci: float = field(default=-1.0, repr=False, compare=False)
 
     name = "BLEU"
 
@@ -47,11 +52,17 @@ class BLEUScore:
         sig = self.signature if signature is True else (signature or "")
         line = bf.format_sacrebleu(self.score, self.precisions, self.bp, self.sys_len, self.ref_len,
                                    signature=sig, width=width)
+        sc = f"{self.score:.{width}f}"
+        conf = confidence_fields(self._mean, self._ci, width)
+        if conf:
+            head, tail = line.split(" = ", 1)
+            line = f"{head} = {sc} ({conf['confidence']}){tail[len(sc):]}"
         if score_only:
-            return f"{self.score:.{width}f}"
+            return f"{sc} ({conf['confidence']})" if conf else sc
         if is_json:
-            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig,
-                 "verbose_score": line.split(" = ", 1)[1].split(" ", 1)[1]}
+            d = {"name": self.name, "score": float(sc), "signature": sig, **conf,
+                 "verbose_score": line.split(" = ", 1)[1].split(") ", 1)[1] if conf else
+                 line.split(" = ", 1)[1].split(" ", 1)[1]}
             for item in filter(None, sig.split("|")):
                 key, value = item.split(":", 1)
                 d[key] = value

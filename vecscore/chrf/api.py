@@ -45,6 +45,7 @@ from vecscore.chrf.stats import (
     read_hyps,
     statistics,
 )
+from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows, check_layout, normalize_refs, plain_str
 from vecscore.parallel import accepts_workers, serialized
@@ -67,16 +68,22 @@ class CHRFScore:
         self.name = f"chrF{beta}" + "+" * word_order
         self.stats = stats
         self.signature = signature
+        # sacreBLEU's bootstrap estimate (corpus_score(..., n_bootstrap=N)); -1.0: none
+        self._mean = -1.0
+        self._ci = -1.0
 
     def format(self, width: int = 2, score_only: bool = False, signature: bool | str = "",
                is_json: bool = False) -> str:
         """sacreBLEU's ``Score.format``: ``chrF2 = 59.54`` (``signature=True``: this score's signature)."""
         sig = self.signature if signature is True else (signature or "")
         sc = f"{self.score:.{width}f}"
+        conf = confidence_fields(self._mean, self._ci, width)
+        if conf:
+            sc += f" ({conf['confidence']})"
         if score_only:
             return sc
         if is_json:
-            d = {"name": self.name, "score": float(sc), "signature": sig}
+            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig, **conf}
             for item in filter(None, sig.split("|")):
                 key, value = item.split(":", 1)
                 d[key] = value
@@ -286,12 +293,19 @@ class CHRF:
         return self._statistics(hyps, refs)
 
     def corpus_score(self, hypotheses, references=None, n_bootstrap: int = 1) -> CHRFScore:
-        """Corpus chrF, as sacreBLEU's ``CHRF.corpus_score`` (``references=None``: the cached ones)."""
-        if n_bootstrap != 1:
-            raise VecscoreError("n_bootstrap is not supported; resample the rows of CHRF.statistics(...) and "
-                                "score them with CHRF.score_stats")
+        """Corpus chrF, as sacreBLEU's ``CHRF.corpus_score`` (``references=None``: the cached ones).
+
+        ``n_bootstrap > 1``: also sacreBLEU's bootstrap estimate (``_mean``, ``_ci``; seed from
+        ``SACREBLEU_SEED``), and the signature gains ``bs:N|seed:S`` from then on, as sacreBLEU's.
+        """
         stats, _ = self._statistics(hypotheses, references)
-        return _corpus_score(stats, self._opts, str.__str__(self.get_signature()))
+        result = _corpus_score(stats, self._opts, str.__str__(self.get_signature()))
+        if n_bootstrap == 1:
+            return result
+        from vecscore.significance.adapters import chrf_adapter  # lazy: only with n_bootstrap
+        from vecscore.significance.estimate import with_interval
+
+        return with_interval(self, chrf_adapter(self), result, np.asarray(stats, np.int64), n_bootstrap)
 
     def sentence_scores(self, hyps, refs=None) -> np.ndarray:
         """Every pair's ``CHRF.sentence_score(...).score`` (float64, shape ``(N,)``), in one call."""
@@ -324,8 +338,15 @@ class CHRF:
         """
         if self._nrefs is None:
             raise VecscoreError("number of references unknown: score something (or cache references) first")
-        sig = CHRFSignature(_signature(self._opts, self._nrefs, short))
-        sig.short = _signature(self._opts, self._nrefs, True)
+        long_sig, short_sig = _signature(self._opts, self._nrefs, short), _signature(self._opts, self._nrefs, True)
+        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
+        if resampled is not None:
+            from vecscore.significance.estimate import resampling_signature
+
+            long_sig, short_sig = (resampling_signature(x, bs=resampled[0], seed=resampled[1])
+                                   for x in (long_sig, short_sig))
+        sig = CHRFSignature(long_sig)
+        sig.short = short_sig
         return sig
 
     def __repr__(self) -> str:

@@ -27,7 +27,9 @@ import sys
 import threading
 
 from vecscore.cli.filter import apply_conditions, metrics_of, parse_condition
+from vecscore.cli.intervals import collector as interval_collector
 from vecscore.cli.parser import build_parser
+from vecscore.cli.shared import open_hyps, shared_bleu_spec, shared_rouge_spec
 from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.io.read import count_lines, detect_format, iter_input, iter_text, prefetch
 from vecscore.io.stream import (
@@ -107,6 +109,8 @@ def rouge155_spec(args) -> Rouge155Spec:
 
 def open_rows(args, keep):
     """The input as :class:`vecscore.io.RowChunk` objects, and the number of pairs if known."""
+    if getattr(args, "shared_refs", None) is not None:
+        return open_hyps(args, keep)
     text = args.hyps is not None or args.refs is not None
     if text and args.input is not None:
         raise VecscoreError("give either --hyps/--refs (plain text) or --input (a table), not both")
@@ -181,10 +185,14 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
         raise VecscoreError("filter writes rows: use --format jsonl, csv, tsv or parquet (or an -o with that "
                             "extension)")
     per_pair = fmt != "json"
+    intervals = interval_collector(args, spec)
+    if intervals is not None and per_pair and args.summary is None:
+        raise VecscoreError("--confidence adds an interval to the corpus summary, which per-pair output does not "
+                            "write: add --summary FILE, or drop --per-pair")
     keep = keep if keep is not None else args.keep
     rows_iter, total = open_rows(args, keep if per_pair else None)
     rows_iter = prefetch(rows_iter)  # read the next chunk while this one is scored
-    need_stats = spec.has_stats and (not per_pair or args.stats or args.summary is not None)
+    need_stats = spec.has_stats and (not per_pair or args.stats or args.summary is not None or intervals is not None)
     acc = CorpusAccumulator(spec)
     kept = 0
     bar = progress_bar(total, quiet=args.quiet, desc="filtering" if conditions else "scoring")
@@ -197,6 +205,8 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
                         for rows in rows_iter:
                             chunk = score_rows(spec, rows, need_stats)
                             acc.add(chunk)
+                            if intervals is not None:
+                                intervals.add(chunk)
                             mask = apply_conditions(conditions, chunk.columns, any_of=any_of) if conditions else None
                             kept += len(rows) if mask is None else int(mask.sum())
                             writer.write(rows, chunk, mask)
@@ -207,7 +217,10 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
                     writer.close()
             else:
                 for rows in rows_iter:
-                    acc.add(score_rows(spec, rows, need_stats))
+                    chunk = score_rows(spec, rows, need_stats)
+                    acc.add(chunk)
+                    if intervals is not None:
+                        intervals.add(chunk)
                     bar.update(len(rows))
     finally:
         bar.close()
@@ -216,6 +229,9 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
     if per_pair and args.summary is None:
         return 0
     summary = acc.summary()
+    if intervals is not None:
+        with numba_threads(args.workers):
+            summary = intervals.extend(summary)
     if conditions:
         summary = {"kept": kept, "n_pairs": acc.n, "conditions": [str(c) for c in conditions],
                    "any": any_of, "scores": summary}
@@ -227,6 +243,8 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
 
 
 def run_rouge(args) -> int:
+    if args.shared_refs is not None:
+        return run_scoring(args, shared_rouge_spec(args, tuple(args.metrics), rouge_options(args)))
     return run_scoring(args, RougeSpec(tuple(args.metrics), rouge_options(args)))
 
 
@@ -235,6 +253,8 @@ def run_rouge155(args) -> int:
 
 
 def run_bleu(args) -> int:
+    if args.shared_refs is not None:
+        return run_scoring(args, shared_bleu_spec(args, bleu_options(args)))
     return run_scoring(args, BleuSpec(bleu_options(args), sentence=args.sentence))
 
 
@@ -275,7 +295,7 @@ def run_compare(args) -> int:
     makers = {"bleu": lambda: BLEU(**bleu_options(args)), "chrf": lambda: CHRF(**chrf_options(args)),
               "ter": lambda: TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
                                  asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive)}
-    metrics = [makers[m]() for m in dict.fromkeys(args.metrics)]
+    metrics = [makers[m]() if m in makers else _rouge_metric(m, args) for m in dict.fromkeys(args.metrics)]
     baseline, *others = args.hyps
     with numba_threads(None):
         if args.paired_ar:
@@ -292,13 +312,26 @@ def run_compare(args) -> int:
     return 0
 
 
+def _rouge_metric(name: str, args):
+    from vecscore.rouge.api import parse_metric
+    from vecscore.significance import RougeMetric
+
+    try:
+        parse_metric(name)
+    except VecscoreError:
+        raise VecscoreError(f"--metrics {name}: unknown metric; valid: bleu, chrf, ter, rouge1 ... rouge9, rougeL, "
+                            "rougeLsum, rougeW") from None
+    return RougeMetric(name, **rouge_options(args))
+
+
 def _comparison_table(res) -> str:
     """sacreBLEU's paired-test table: one row per system, one column per metric (baseline first)."""
     names = list(res.results)
     rows = [["System", *names]]
     for i, system in enumerate(res.systems):
         label = f"Baseline: {system}" if i == 0 else system
-        rows.append([label, *(res.results[m][i].format(width=1) for m in names)])
+        # ROUGE is a fraction (rouge-score's scale): 4 decimals; BLEU, chrF, TER: sacreBLEU's 1
+        rows.append([label, *(res.results[m][i].format(width=4 if m.startswith("rouge") else 1) for m in names)])
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))

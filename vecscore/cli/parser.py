@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from vecscore._version import __version__
+from vecscore.cli.shared import SHARED_HELP
 from vecscore.io.stream import DEFAULT_CHUNK_SIZE
 from vecscore.io.write import OUTPUT_FORMATS
 from vecscore.rouge.api import DEFAULT_METRICS
@@ -136,6 +137,24 @@ def _ter_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ter-case-sensitive", action="store_true", help="do not lowercase")
 
 
+def _confidence_options(p: argparse.ArgumentParser, kind: str) -> None:
+    g = p.add_argument_group("confidence interval (bootstrap)")
+    helps = {
+        "sacrebleu": "add sacreBLEU's bootstrap estimate (mean ± 95%% interval half-width) to the summary, as "
+                     "sacrebleu --confidence (seed: SACREBLEU_SEED, default 12345; 'none': entropy)",
+        "rouge": "add rouge-score's BootstrapAggregator interval (low/mid/high) of every metric to the summary",
+        "rouge155": "add the script's 95%% intervals (as ROUGE-1.5.5.pl -c 95 -r N) to the summary; with "
+                    "--script-options, -r or -c there ask for them too",
+    }
+    g.add_argument("--confidence", action="store_true", help=helps[kind])
+    g.add_argument("--confidence-n", action=Once, type=positive_int, metavar="N",
+                   help="bootstrap resamples (default: 1000)")
+    if kind == "rouge":
+        g.add_argument("--seed", action=Once, default="12345",
+                       help="seed of NumPy's legacy generator, as np.random.seed(SEED) before rouge-score; 'none' "
+                            "for entropy (default: %(default)s)")
+
+
 def _rouge155_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("ROUGE-1.5.5")
     g.add_argument("--metrics", nargs="+", help="rouge1 ... rougeL rougeW-1.2 rougeS4 rougeSU4 rougeS* rougeSU* "
@@ -166,25 +185,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rouge", parents=[shared, case], help="ROUGE, as rouge-score")
     _rouge_options(r, with_metrics=True)
+    r.add_argument("--shared-refs", action=Once, metavar="FILE", help=SHARED_HELP)
+    _confidence_options(r, "rouge")
 
     r155 = sub.add_parser("rouge155", parents=[shared], help="ROUGE-1.5.5 (the Perl script), incl. ROUGE-S/SU")
     _rouge155_options(r155)
+    _confidence_options(r155, "rouge155")
 
     b = sub.add_parser("bleu", parents=[shared, case], help="corpus BLEU, as sacreBLEU")
     _bleu_options(b, effective_default=False)
+    b.add_argument("--shared-refs", action=Once, metavar="FILE", help=SHARED_HELP)
+    _confidence_options(b, "sacrebleu")
     b.set_defaults(sentence=False)
 
     s = sub.add_parser("sentence-bleu", parents=[shared, case],
                        help="sentence BLEU per pair, as sacrebleu.sentence_bleu")
     _bleu_options(s, effective_default=True)
+    s.add_argument("--shared-refs", action=Once, metavar="FILE", help=SHARED_HELP)
     s.set_defaults(sentence=True)
 
     c = sub.add_parser("chrf", parents=[shared],
                        help="corpus chrF / chrF++, as sacreBLEU (--per-pair: sentence chrF)")
     _chrf_options(c)
+    _confidence_options(c, "sacrebleu")
 
     t = sub.add_parser("ter", parents=[shared], help="corpus TER, as sacreBLEU (--per-pair: sentence TER)")
     _ter_options(t)
+    _confidence_options(t, "sacrebleu")
 
     cmp = sub.add_parser("compare", help="several systems on the same references: scores and paired significance tests",
                          description="Score every system with each metric and test each against the first (the "
@@ -193,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--refs", action="append", required=True, help="references, one per line; repeat for several")
     cmp.add_argument("--hyps", nargs="+", required=True, action=Once, metavar="FILE",
                      help="system outputs, one file per system; the first is the baseline")
-    cmp.add_argument("--metrics", nargs="+", default=["bleu"], choices=["bleu", "chrf", "ter"],
-                     help="(default: bleu)")
+    cmp.add_argument("--metrics", nargs="+", default=["bleu"], action=Once, metavar="METRIC",
+                     help="bleu, chrf, ter, and ROUGE metrics (rouge1, rouge2, rougeL, rougeLsum, ...: the mean of the "
+                          "per-pair F, as rouge-score) (default: bleu)")
     test = cmp.add_mutually_exclusive_group()
     test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")
     test.add_argument("--paired-ar", action="store_true", help="paired approximate randomization")
@@ -207,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     _bleu_options(cmp, effective_default=False)
     _chrf_options(cmp)
     _ter_options(cmp)
+    _rouge_options(cmp, with_metrics=False)
 
     f = sub.add_parser("filter", parents=[shared, case], help="keep the rows whose scores pass conditions",
                        description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")

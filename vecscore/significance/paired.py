@@ -18,10 +18,16 @@ Semantics (all as sacreBLEU):
 * bootstrap p-value: ``d = |sys - base|`` per resample, ``(#(d - mean(d) > |actual difference|) + 1)
   / (n + 1)``; AR p-value: ``(#(|A - B| > |actual difference|) + 1) / (n + 1)`` over the trials.
 * a system is marked significant (``*``) unless ``p > 0.05``.
+
+ROUGE metrics (:class:`~vecscore.significance.RougeMetric`, or names such as ``"rougeL"``) go through
+the same tests with the same draws; their corpus score is rouge-score's, the mean of the per-pair F.
+
+Memory: the draws are made a chunk of resamples (or a multiple of 32 AR trials) at a time, which
+NumPy's ``Generator`` turns into the same stream as sacreBLEU's single call, so no
+``n_samples x n_pairs`` matrix is built.
 """
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -29,66 +35,21 @@ import numpy as np
 
 from vecscore.errors import VecscoreError
 from vecscore.significance import resample as rs
-from vecscore.significance._metric import MetricAdapter, adapt
+from vecscore.significance._metric import MetricAdapter, adapt, adapt_all
+from vecscore.significance.estimate import (
+    ConfidenceInterval,
+    bootstrap_interval,
+    bootstrap_sums,
+    check_n,
+    resampling_signature,
+    rows_per_chunk,
+)
 
 __all__ = ["ConfidenceInterval", "SystemResult", "PairedResults", "confidence_interval", "paired_bootstrap",
            "paired_randomization", "resampling_signature", "SIGNIFICANCE_LEVEL"]
 
 #: sacreBLEU marks a p-value with ``*`` unless it is above this
 SIGNIFICANCE_LEVEL = 0.05
-
-
-def resampling_signature(signature: str, *, bs: int | None = None, ar: int | None = None,
-                         seed: str | None = None) -> str:
-    """``signature`` with sacreBLEU's resampling fields after ``nrefs`` (its order: ``bs``, ``ar``,
-    ``seed``; short names ``bs``, ``ar``, ``rs``), e.g. ``nrefs:1|bs:1000|seed:12345|case:mixed|...``."""
-    fields = signature.split("|")
-    short = fields[0].startswith("#:")
-    extra = [f"{k}:{v}" for k, v in (("bs", bs), ("ar", ar), ("rs" if short else "seed", seed)) if v is not None]
-    at = 1 if fields[0].startswith(("nrefs:", "#:")) else 0
-    return "|".join(fields[:at] + extra + fields[at:])
-
-
-@dataclass
-class ConfidenceInterval:
-    """A single system's bootstrap estimate, as sacreBLEU's ``Score`` after ``estimate_ci``."""
-
-    name: str
-    score: float
-    mean: float
-    ci: float
-    n_bootstrap: int
-    seed: str
-    scores: np.ndarray | None = field(repr=False, default=None)
-    base_signature: tuple = field(repr=False, default=("", ""))
-
-    def signature(self, short: bool = False) -> str:
-        """The metric's signature with ``bs:N|seed:S``, as sacreBLEU prints it with ``--confidence``."""
-        return resampling_signature(self.base_signature[short], bs=self.n_bootstrap, seed=self.seed)
-
-    @property
-    def low(self) -> float:
-        return self.mean - self.ci
-
-    @property
-    def high(self) -> float:
-        return self.mean + self.ci
-
-    def format(self, width: int = 2) -> str:
-        """``"23.45 (μ = 23.41 ± 0.80)"`` -- sacreBLEU's score text (no interval when ``mean <= 0``)."""
-        sc = f"{self.score:.{width}f}"
-        if self.mean > 0:
-            sc += f" (μ = {self.mean:.{width}f} ± {self.ci:.{width}f})"
-        return sc
-
-    def json_fields(self, width: int = 2) -> dict:
-        """The keys sacreBLEU's ``--confidence --format json`` adds (``confidence_mean``, ``confidence_var``,
-        ``confidence``), plus ``score`` rounded the same way."""
-        d: dict[str, Any] = {"score": float(f"{self.score:.{width}f}")}
-        if self.mean > 0:
-            m, c = f"{self.mean:.{width}f}", f"{self.ci:.{width}f}"
-            d.update(confidence_mean=float(m), confidence_var=float(c), confidence=f"μ = {m} ± {c}")
-        return d
 
 
 @dataclass
@@ -166,21 +127,8 @@ def _estimate_ci_numpy(scores: np.ndarray):
     return s.mean(), 0.5 * (s[len(s) - lo - 1] - s[lo])
 
 
-def _estimate_ci_statistics(scores: np.ndarray):
-    """sacreBLEU's ``Score.estimate_ci``: ``(statistics.mean, half-width)`` on the scores' scalar types."""
-    raw = sorted(scores.tolist() if scores.dtype == np.float64 else list(scores))
-    lo = len(raw) // 40
-    return statistics.mean(raw), 0.5 * (raw[len(raw) - lo - 1] - raw[lo])
-
-
 def _p_value(stats: np.ndarray, real_difference: float) -> float:
     return (np.sum(stats > real_difference).item() + 1) / (len(stats) + 1)
-
-
-def _check_n(n: int, what: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise VecscoreError(f"{what} must be an int >= 1, got {n!r}")
-    return int(n)
 
 
 def _check_lengths(named, n_pairs: int) -> None:
@@ -192,7 +140,7 @@ def _check_lengths(named, n_pairs: int) -> None:
 def _metrics(metrics) -> list[MetricAdapter]:
     if isinstance(metrics, (str, MetricAdapter)) or not isinstance(metrics, Sequence):
         metrics = [metrics]
-    out = [adapt(m) for m in metrics]
+    out = adapt_all(metrics)
     names = [a.name for a in out]
     if len(set(names)) != len(names):
         raise VecscoreError(f"two metrics share a name: {names}")
@@ -205,29 +153,64 @@ def _systems(systems) -> list[tuple[str, Any]]:
     return [(str(n), h) for n, h in systems]
 
 
-class _Draws:
-    """Bootstrap indices and their count matrix, drawn once and shared when the seed is fixed."""
-
-    def __init__(self, n_pairs: int, n_samples: int, seed: int | None):
-        self.n_pairs, self.n_samples, self.seed = n_pairs, n_samples, seed
-        self._fixed = None
-
-    def fresh(self):
-        rng = np.random.default_rng(self.seed)
-        idxs = rs.bootstrap_indices(self.n_pairs, self.n_samples, rng)
-        return idxs, rs.resample_counts(idxs, self.n_pairs).astype(np.float64)
-
-    def get(self):
-        if self.seed is None:
-            return self.fresh()
-        if self._fixed is None:
-            self._fixed = self.fresh()
-        return self._fixed
+def _rows_of(adapter: MetricAdapter, sums: list[np.ndarray]) -> list[np.ndarray]:
+    """``adapter.rows`` of several blocks of summed statistics (in one call when the adapter allows it)."""
+    if len(sums) == 1 or not adapter.batch_rows:
+        return [adapter.rows(x) for x in sums]
+    scores = adapter.rows(np.concatenate(sums))
+    return np.split(scores, np.cumsum([len(x) for x in sums])[:-1])
 
 
-def _bootstrap_scores(adapter: MetricAdapter, stats: np.ndarray, draw) -> np.ndarray:
-    idxs, counts = draw
-    return adapter.rows(rs.resampled_sums(stats, idxs, float32=True, counts=counts))
+def _randomized(items, n_pairs: int, n_trials: int, rng) -> list[np.ndarray]:
+    """``|score(A) - score(B)|`` of sacreBLEU's AR pseudo-systems for every ``(adapter, baseline stats, system
+    stats)`` of ``items``, all with the same masks (``rng.integers(2, size=(n_trials, n_pairs), dtype=bool)``).
+
+    Drawn a multiple of 32 trials at a time: NumPy fills booleans from 32-bit words it does not carry from
+    one call to the next, so chunks of a multiple of 32 values give the stream of one call.  Integer
+    statistics whose sums stay below 2**24 (so any order of summing them is exact, even in float32) take
+    one product for all items: ``A = masks @ (baseline - system) + sum(system)`` and
+    ``B = sum(baseline) + sum(system) - A``.
+    """
+    exact = [rs.float32_exact(bl) and rs.float32_exact(sy) for _, bl, sy in items]
+    cols = [0]
+    for (_, bl, _), ok in zip(items, exact):
+        cols.append(cols[-1] + (np.shape(bl)[1] if ok else 0))
+    diff = np.column_stack([np.asarray(bl, np.float32) - np.asarray(sy, np.float32)
+                            for (_, bl, sy), ok in zip(items, exact) if ok]) if any(exact) else None
+    totals = [(np.asarray(bl, np.float64).sum(axis=0), np.asarray(sy, np.float64).sum(axis=0)) if ok else None
+              for (_, bl, sy), ok in zip(items, exact)]
+    a_sums: list = [[] for _ in items]
+    b_sums: list = [[] for _ in items]
+    step = rows_per_chunk(n_pairs, 32)
+    for lo in range(0, n_trials, step):
+        masks = rs.randomization_masks(n_pairs, min(step, n_trials - lo), rng)
+        prod = (masks.view(np.uint8).astype(np.float32) @ diff).astype(np.float64) if diff is not None else None
+        for j, (_, bl, sy) in enumerate(items):
+            if exact[j]:
+                bl_total, sy_total = totals[j]  # type: ignore[misc]
+                a = prod[:, cols[j]:cols[j + 1]] + sy_total  # type: ignore[index]
+                b = (bl_total + sy_total) - a
+            else:
+                a, b = rs.randomized_sums(bl, sy, masks)
+            a_sums[j].append(a)
+            b_sums[j].append(b)
+    by_adapter: dict = {}
+    for j, (ad, _, _) in enumerate(items):
+        by_adapter.setdefault(id(ad), (ad, []))[1].append(j)
+    out: list = [None] * len(items)
+    for ad, js in by_adapter.values():
+        blocks = [np.concatenate(a_sums[j]) for j in js] + [np.concatenate(b_sums[j]) for j in js]
+        scores = _rows_of(ad, blocks)
+        for i, j in enumerate(js):
+            out[j] = np.abs(scores[i] - scores[len(js) + i])
+    return out
+
+
+def interval_from_stats(metric, stats: np.ndarray, n_bootstrap: int = 1000, seed="env",
+                        signatures: tuple = ("", "")) -> ConfidenceInterval:
+    """:func:`confidence_interval` from per-pair statistics already computed (``stats``: the adapter's layout,
+    one row per pair, e.g. a CLI run's accumulated rows); ``signatures``: the metric's (long, short) signature."""
+    return bootstrap_interval(adapt(metric), stats, n_bootstrap, seed, signatures)
 
 
 # --- public API --------------------------------------------------------------------------------
@@ -237,62 +220,95 @@ def confidence_interval(metric, hyps, refs=None, n_bootstrap: int = 1000, seed="
     """``metric.corpus_score(hyps, refs, n_bootstrap=n_bootstrap)`` of sacreBLEU: the score, the bootstrap
     mean and 95% CI half-width (``sacrebleu --confidence --confidence-n N``).
 
-    ``metric``: ``vecscore.BLEU(...)``, ``CHRF(...)``, ``TER(...)`` or a name; ``refs``: sacreBLEU's
-    reference streams (``None``: the metric's cached references).
+    ``metric``: ``vecscore.BLEU(...)``, ``CHRF(...)``, ``TER(...)``, :class:`RougeMetric` or a name;
+    ``refs``: sacreBLEU's reference streams (``None``: the metric's cached references).
     """
     a = adapt(metric)
-    n = _check_n(n_bootstrap, "n_bootstrap")
-    if n < 2:
-        raise VecscoreError("n_bootstrap must be > 1 for a confidence interval (sacreBLEU skips it at 1)")
+    check_n(n_bootstrap, "n_bootstrap")
     stats = a.stats(hyps, refs)
-    score = a.corpus(stats)
-    seed_str, seed_val = rs.resolve_seed(seed)
-    scores = _bootstrap_scores(a, stats, _Draws(len(stats), n, seed_val).fresh())
-    mean, ci = _estimate_ci_statistics(scores)
-    return ConfidenceInterval(a.name, score, mean, ci, n, seed_str, scores, (a.signature(False), a.signature(True)))
+    return interval_from_stats(a, stats, n_bootstrap, seed, (a.signature(False), a.signature(True)))
+
+
+def _job_route(baseline_hyps, named, refs) -> str:
+    """``compiled`` when the whole test (every system's text, and the references) is beyond the plain
+    route's budget, although each system alone may not be; else ``auto`` (each call decides)."""
+    from vecscore.route import PLAIN_MAX_CHARS, text_chars
+
+    groups = [baseline_hyps, *(h for _, h in named)]
+    if refs is not None and not isinstance(refs, (str, bytes)):
+        groups += [r for r in refs if isinstance(r, (list, tuple))]
+    return "compiled" if text_chars(*groups) * 2 > PLAIN_MAX_CHARS else "auto"
+
+
+def _prepare(adapters, baseline_hyps, named, refs):
+    """Per metric ``(baseline stats, baseline score)``; per system and metric ``(stats, score)``."""
+    from vecscore.route import preferred
+
+    n_pairs = len(baseline_hyps)
+    _check_lengths(named, n_pairs)
+    with preferred(_job_route(baseline_hyps, named, refs)):
+        return _prepare_stats(adapters, baseline_hyps, named, refs)
+
+
+def _prepare_stats(adapters, baseline_hyps, named, refs):
+    systems = [baseline_hyps, *(h for _, h in named)]
+    per_metric = []
+    for a in adapters:
+        stats = a.stats_of(systems, refs)
+        per_metric.append([(st, a.corpus(st)) for st in stats])
+    base = [rows[0] for rows in per_metric]
+    return base, [[rows[i] for rows in per_metric] for i in range(1, len(systems))]
+
+
+def _signatures(adapters) -> dict:
+    return {a.name: (a.signature(False), a.signature(True)) for a in adapters}
 
 
 def paired_bootstrap(metrics, baseline_hyps, systems, refs=None, n_samples: int = 1000, seed="env",
                      baseline_name: str = "baseline") -> PairedResults:
     """sacreBLEU's paired bootstrap resampling test (``--paired-bs --paired-bs-n n_samples``).
 
-    ``metrics``: one metric (object or name) or a list; ``systems``: ``{name: hyps}`` (or pairs), compared
-    each with ``baseline_hyps``.  Every system (baseline included) gets the bootstrap mean ± 95% CI; the
-    others a p-value.
+    ``metrics``: one metric (object or name) or a list -- BLEU, chrF, TER as sacreBLEU, ROUGE
+    (``"rougeL"``, :class:`RougeMetric`) as the mean of the per-pair F; ``systems``: ``{name: hyps}`` (or
+    pairs), compared each with ``baseline_hyps``.  Every system (baseline included) gets the bootstrap
+    mean ± 95% CI; the others a p-value.  All systems are resampled a chunk of resamples at a time.
     """
-    n = _check_n(n_samples, "n_samples")
+    n = check_n(n_samples, "n_samples")
     adapters = _metrics(metrics)
     named = _systems(systems)
     seed_str, seed_val = rs.resolve_seed(seed)
     n_pairs = len(baseline_hyps)
-    draws = _Draws(n_pairs, n, seed_val)
-    _check_lengths(named, n_pairs)
+    base, sys_stats = _prepare(adapters, baseline_hyps, named, refs)
+    n_metrics = len(adapters)
+    if seed_val is not None:
+        # sacreBLEU starts a fresh default_rng(seed) for the baseline of every metric and for every system:
+        # the same indices everywhere, so one pass over the draws serves them all
+        items = [(a, st) for a, (st, _) in zip(adapters, base)]
+        items += [(a, st) for row in sys_stats for a, (st, _) in zip(adapters, row)]
+        sums = bootstrap_sums(items, n_pairs, n, np.random.default_rng(seed_val))
+        per_metric = [_rows_of(a, sums[m::n_metrics]) for m, a in enumerate(adapters)]  # baseline, systems
+        bl_scores = [scores[0] for scores in per_metric]
+        sys_scores = [[(bl_scores[m], per_metric[m][i + 1]) for m in range(n_metrics)] for i in range(len(named))]
+    else:  # fresh entropy for each baseline interval and for each system (its baseline rescored on its draw)
+        bl_scores = [a.rows(bootstrap_sums([(a, st)], n_pairs, n, np.random.default_rng())[0])
+                     for a, (st, _) in zip(adapters, base)]
+        sys_scores = []
+        for row in sys_stats:
+            items = [pair for a, (bst, _), (sst, _) in zip(adapters, base, row) for pair in ((a, bst), (a, sst))]
+            sums = bootstrap_sums(items, n_pairs, n, np.random.default_rng())
+            sys_scores.append([(a.rows(sums[2 * m]), a.rows(sums[2 * m + 1])) for m, a in enumerate(adapters)])
     results: dict[str, list] = {}
-    sigs: dict[str, tuple] = {}
-    base = {}
-    for a in adapters:  # sacreBLEU's PairedTest.__init__: the baseline's score and interval, per metric
-        bl_stats = a.stats(baseline_hyps, refs)
-        bl_score = a.corpus(bl_stats)
-        bl_draw = draws.get()
-        bl_scores = _bootstrap_scores(a, bl_stats, bl_draw)
-        mean, ci = _estimate_ci_numpy(bl_scores)
-        results[a.name] = [SystemResult(bl_score, None, mean, ci)]
-        base[a.name] = (bl_stats, bl_score, bl_draw, bl_scores)
-    for _, hyps in named:  # one task per system: one draw, shared by every metric
-        draw = draws.get()
-        for a in adapters:
-            bl_stats, bl_score, bl_draw, bl_scores = base[a.name]
-            sys_stats = a.stats(hyps, refs)
-            sys_score = a.corpus(sys_stats)
-            bl = bl_scores if draw is bl_draw else _bootstrap_scores(a, bl_stats, draw)
-            sys_scores = _bootstrap_scores(a, sys_stats, draw)
-            s_mean, s_ci = _estimate_ci_numpy(sys_scores)
-            diffs = np.abs(sys_scores - bl)
-            p = _p_value(diffs - diffs.mean(), abs(bl_score - sys_score))
-            results[a.name].append(SystemResult(sys_score, p, s_mean, s_ci))
-    for a in adapters:
-        sigs[a.name] = (a.signature(False), a.signature(True))
-    return PairedResults([baseline_name] + [s for s, _ in named], results, "bs", n, seed_str, -1, sigs)
+    for m, a in enumerate(adapters):
+        mean, ci = _estimate_ci_numpy(bl_scores[m])
+        results[a.name] = [SystemResult(base[m][1], None, mean, ci)]
+        for i, row in enumerate(sys_stats):
+            bl, sy = sys_scores[i][m]
+            s_mean, s_ci = _estimate_ci_numpy(sy)
+            diffs = np.abs(sy - bl)
+            p = _p_value(diffs - diffs.mean(), abs(base[m][1] - row[m][1]))
+            results[a.name].append(SystemResult(row[m][1], p, s_mean, s_ci))
+    return PairedResults([baseline_name] + [s for s, _ in named], results, "bs", n, seed_str, -1,
+                         _signatures(adapters))
 
 
 def paired_randomization(metrics, baseline_hyps, systems, refs=None, n_samples: int = 10000, seed="env",
@@ -301,55 +317,57 @@ def paired_randomization(metrics, baseline_hyps, systems, refs=None, n_samples: 
 
     ``confidence_samples`` is sacreBLEU's ``n_ar_confidence``: -1 (the CLI's setting) computes no interval,
     0 means 1000, ``> 0`` adds a bootstrap mean ± CI per system (drawn after the AR masks on the same
-    generator, as sacreBLEU does; the baseline's from a fresh generator).
+    generator, as sacreBLEU does; the baseline's from a fresh generator).  Metrics as
+    :func:`paired_bootstrap`.
     """
-    n = _check_n(n_samples, "n_samples")
+    n = check_n(n_samples, "n_samples")
     conf = 1000 if confidence_samples == 0 else int(confidence_samples)
     adapters = _metrics(metrics)
     named = _systems(systems)
     seed_str, seed_val = rs.resolve_seed(seed)
     n_pairs = len(baseline_hyps)
+    base, sys_stats = _prepare(adapters, baseline_hyps, named, refs)
 
-    fixed: dict[str, Any] = {}
-
-    def draw_system():
-        """(AR masks, bootstrap draw or None) from a fresh default_rng(seed), as each sacreBLEU task."""
-        if seed_val is not None and "sys" in fixed:
-            return fixed["sys"]
-        rng = np.random.default_rng(seed_val)
-        masks = rs.randomization_masks(n_pairs, n, rng)
-        bs = None
+    def run(rows, rng):
+        """AR diffs (then, with ``conf > 0``, bootstrap scores) of the systems ``rows`` on one generator."""
+        items = [(a, bst, sst) for row in rows for a, (bst, _), (sst, _) in zip(adapters, base, row)]
+        diffs = _randomized(items, n_pairs, n, rng)
+        boot = None
         if conf > 0:
-            idxs = rs.bootstrap_indices(n_pairs, conf, rng)
-            bs = (idxs, rs.resample_counts(idxs, n_pairs).astype(np.float64))
-        fixed["sys"] = (masks, bs)
-        return masks, bs
+            sums = bootstrap_sums([(a, sst) for a, _, sst in items], n_pairs, conf, rng)
+            k = len(adapters)
+            per_metric = [_rows_of(a, sums[m::k]) for m, a in enumerate(adapters)]
+            boot = [per_metric[j % k][j // k] for j in range(len(items))]
+        return diffs, boot
 
-    bl_draws = _Draws(n_pairs, conf, seed_val) if conf > 0 else None
-    _check_lengths(named, n_pairs)
+    bl_ci: list = [(None, None)] * len(adapters)
+    if conf > 0:  # sacreBLEU's _bootstrap_resample: a fresh generator per metric
+        if seed_val is not None:
+            sums = bootstrap_sums([(a, st) for a, (st, _) in zip(adapters, base)], n_pairs, conf,
+                                   np.random.default_rng(seed_val))
+            bl_ci = [_estimate_ci_numpy(a.rows(s)) for a, s in zip(adapters, sums)]
+        else:
+            bl_ci = [_estimate_ci_numpy(a.rows(bootstrap_sums([(a, st)], n_pairs, conf,
+                                                               np.random.default_rng())[0]))
+                     for a, (st, _) in zip(adapters, base)]
+    per_system: list = []  # per system: per metric (diffs, bootstrap scores or None)
+    k = len(adapters)
+    if seed_val is not None:  # every system's task starts default_rng(seed): the same masks for all
+        diffs, boot = run(sys_stats, np.random.default_rng(seed_val))
+        for i in range(len(named)):
+            per_system.append([(diffs[i * k + m], None if boot is None else boot[i * k + m]) for m in range(k)])
+    else:
+        for row in sys_stats:
+            diffs, boot = run([row], np.random.default_rng())
+            per_system.append([(diffs[m], None if boot is None else boot[m]) for m in range(k)])
     results: dict[str, list] = {}
-    sigs: dict[str, tuple] = {}
-    base = {}
-    for a in adapters:
-        bl_stats = a.stats(baseline_hyps, refs)
-        bl_score = a.corpus(bl_stats)
-        mean = ci = None
-        if bl_draws is not None:  # sacreBLEU's _bootstrap_resample: its own fresh generator, per metric
-            mean, ci = _estimate_ci_numpy(_bootstrap_scores(a, bl_stats, bl_draws.get()))
-        results[a.name] = [SystemResult(bl_score, None, mean, ci)]
-        base[a.name] = (bl_stats, bl_score)
-    for _, hyps in named:
-        masks, bs = draw_system()
-        for a in adapters:
-            bl_stats, bl_score = base[a.name]
-            sys_stats = a.stats(hyps, refs)
-            sys_score = a.corpus(sys_stats)
-            shuf_a, shuf_b = rs.randomized_sums(bl_stats, sys_stats, masks)
-            diff = np.abs(a.rows(shuf_a) - a.rows(shuf_b))
-            res = SystemResult(sys_score, _p_value(diff, abs(bl_score - sys_score)))
-            if bs is not None:
-                res.mean, res.ci = _estimate_ci_numpy(_bootstrap_scores(a, sys_stats, bs))
+    for m, a in enumerate(adapters):
+        results[a.name] = [SystemResult(base[m][1], None, *bl_ci[m])]
+        for i, row in enumerate(sys_stats):
+            diff, boot = per_system[i][m]
+            res = SystemResult(row[m][1], _p_value(diff, abs(base[m][1] - row[m][1])))
+            if boot is not None:
+                res.mean, res.ci = _estimate_ci_numpy(boot)
             results[a.name].append(res)
-    for a in adapters:
-        sigs[a.name] = (a.signature(False), a.signature(True))
-    return PairedResults([baseline_name] + [s for s, _ in named], results, "ar", n, seed_str, conf, sigs)
+    return PairedResults([baseline_name] + [s for s, _ in named], results, "ar", n, seed_str, conf,
+                         _signatures(adapters))

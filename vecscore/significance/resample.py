@@ -28,6 +28,7 @@ which NumPy reduces ``axis=0`` of a C-ordered array.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,13 +41,16 @@ __all__ = [
     "resampled_sums",
     "randomized_sums",
     "float32_exact",
+    "Linear",
+    "float32_resampler",
+    "float64_resampler",
 ]
 
 #: sacreBLEU's default seed (``SACREBLEU_SEED`` unset)
 DEFAULT_SEED = 12345
 _FLOAT32_INT_LIMIT = 2 ** 24
-# count-matrix elements per chunk (keeps memory bounded for big corpora)
-_CHUNK_ELEMENTS = 1 << 22
+#: draws (count-matrix elements) per chunk of resamples: keeps memory bounded for big corpora
+CHUNK_ELEMENTS = 1 << 22
 
 
 def resolve_seed(seed="env") -> tuple[str, int | None]:
@@ -103,7 +107,7 @@ def _sequential(values: np.ndarray, idxs: np.ndarray) -> np.ndarray:
     """Row sums of ``values[idxs[k]]`` in ``values.dtype``, left to right, for every ``k``."""
     rows, n = idxs.shape
     out = np.empty((rows, values.shape[1]), values.dtype)
-    step = max(1, _CHUNK_ELEMENTS // max(1, n * values.shape[1]))
+    step = max(1, CHUNK_ELEMENTS // max(1, n * values.shape[1]))
     for lo in range(0, rows, step):
         gathered = values[idxs[lo:lo + step]]  # (chunk, n, S)
         out[lo:lo + step] = np.cumsum(gathered, axis=1, dtype=values.dtype)[:, -1, :]
@@ -141,11 +145,48 @@ def resampled_sums(stats: np.ndarray, idxs: np.ndarray, *, float32: bool = True,
     if counts is not None:
         out[:] = counts @ values
         return out.astype(np.float32) if float32 else out
-    step = max(1, _CHUNK_ELEMENTS // max(1, n))
+    step = max(1, CHUNK_ELEMENTS // max(1, n))
     for lo in range(0, idxs.shape[0], step):
         chunk = resample_counts(idxs[lo:lo + step], n)
         out[lo:lo + step] = chunk.astype(np.float64) @ values
     return out.astype(np.float32) if float32 else out
+
+
+class Linear(NamedTuple):
+    """A resampler whose chunk of sums is ``counts @ values`` (then cast to ``dtype``): resamplers of the same
+    ``values.dtype`` are stacked into one matrix product per chunk of resamples."""
+
+    values: np.ndarray
+    dtype: type
+
+
+def float32_resampler(stats: np.ndarray):
+    """:func:`resampled_sums` of ``stats`` (sacreBLEU's float32 sums), with the choice of path made once:
+    a :class:`Linear` (float32 products: every partial sum is an integer below 2**24, so exact) when
+    :func:`float32_exact` holds, else ``f(idxs, counts)`` summing the gathered rows in float32 in order."""
+    stats = np.asarray(stats)
+    stats32 = stats.astype(np.float32)
+    if float32_exact(stats32) and float32_exact(stats) and len(stats) <= _FLOAT32_INT_LIMIT:
+        return Linear(np.ascontiguousarray(stats32), np.float32)
+    from vecscore.route import route
+
+    if route() == "plain":
+        return lambda idxs, counts: _sequential(stats32, np.asarray(idxs, dtype=np.int64))
+    from vecscore.kernels.significance import float32_resample_sums
+
+    values = np.ascontiguousarray(stats32)
+
+    def compiled(idxs, counts):
+        out = np.empty((idxs.shape[0], values.shape[1]), np.float32)
+        float32_resample_sums(values, np.ascontiguousarray(idxs, dtype=np.int64), out)
+        return out
+
+    return compiled
+
+
+def float64_resampler(stats: np.ndarray):
+    """``counts @ stats`` in float64 (a dot product per resample and column), as a :class:`Linear`."""
+    return Linear(np.ascontiguousarray(stats, dtype=np.float64), np.float64)
 
 
 def randomized_sums(bl_stats: np.ndarray, sys_stats: np.ndarray, masks: np.ndarray):

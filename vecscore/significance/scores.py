@@ -20,7 +20,8 @@ order, in the same dtype (IEEE-754 rounds it the same way whether NumPy
 applies it to a scalar or an array).  ``log``/``exp`` go through Python's
 ``math`` (libm), as in sacreBLEU, because NumPy's SIMD ``exp``/``log`` can
 differ in the last bit; that is a loop over the resamples doing a handful of
-scalar operations each, never per-pair work.
+scalar operations each, never per-pair work (compiled for many rows, with the
+same C library calls: :mod:`vecscore.kernels.significance`).
 """
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ __all__ = ["bleu_rows", "chrf_rows", "ter_rows"]
 
 _SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 _EPS = 1e-16  # chrF's epsilon (a Python float in sacreBLEU)
+
+#: rows from which BLEU's last step runs compiled (:mod:`vecscore.kernels.significance`) rather than as a
+#: Python loop: below it, loading numba would cost more than the loop
+KERNEL_MIN_ROWS = 5000
 
 
 def bleu_rows(sums: np.ndarray, *, max_ngram_order: int = 4, smooth_method: str = "exp",
@@ -52,6 +57,16 @@ def bleu_rows(sums: np.ndarray, *, max_ngram_order: int = 4, smooth_method: str 
     correct = sums[:, 2:2 + k].astype(pdt)
     total = sums[:, 2 + k:2 + 2 * k].astype(pdt)
 
+    if rows >= KERNEL_MIN_ROWS and _libm_kernel():
+        from vecscore.kernels.significance import bleu_rows_scores
+
+        out = np.zeros(rows)
+        code = {"none": 0, "floor": 1, "add-k": 2, "exp": 3}[smooth_method]
+        add = pdt(smooth_value) if smooth_method == "add-k" else pdt(0.0)
+        floor = pdt(100.0 * smooth_value) if smooth_method == "floor" else pdt(0.0)
+        bleu_rows_scores(sys_len, ref_len, np.ascontiguousarray(correct), np.ascontiguousarray(total), code, add,
+                         floor, pdt(100.0), bool(effective_order), out)
+        return out
     matched = (correct != 0).any(axis=1)  # sacreBLEU's early stop: nothing matched -> 0.0
     prec = np.zeros((rows, k), pdt)
     alive = np.ones(rows, bool)
@@ -91,6 +106,18 @@ def bleu_rows(sums: np.ndarray, *, max_ngram_order: int = 4, smooth_method: str 
         e = int(eff[r])
         score[r] = bp * math.exp(sum([math.log(p) for p in prec64[r, :e].tolist()]) / e)
     return score
+
+
+def _libm_kernel() -> bool:
+    """Whether the compiled loop may run: not on the plain route, and not when numba would vectorize
+    ``math.exp``/``math.log`` with SVML (whose last bits can differ from the C library's)."""
+    from vecscore.route import route
+
+    if route() == "plain":
+        return False
+    import numba
+
+    return not getattr(numba.config, "USING_SVML", False)
 
 
 def _chrf_scalar(row, factor, order: int, eps_smoothing: bool):

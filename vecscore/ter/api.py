@@ -31,6 +31,7 @@ from itertools import chain
 import numpy as np
 
 from vecscore._version import __version__
+from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
 from vecscore.inputs import (
     as_rows,
@@ -59,6 +60,9 @@ class TERScore:
     num_edits: int
     ref_length: float
     signature: str = ""
+    #: sacreBLEU's bootstrap estimate (``corpus_score(..., n_bootstrap=N)``); -1.0: none
+    _mean: float = -1.0
+    _ci: float = -1.0
 
     name = "TER"
 
@@ -70,10 +74,13 @@ class TERScore:
         """
         sig = self.signature if signature is True else (signature or "")
         value = f"{self.score:.{width}f}"
+        conf = confidence_fields(self._mean, self._ci, width)
+        if conf:
+            value += f" ({conf['confidence']})"
         if score_only:
             return value
         if is_json:
-            d = {"name": self.name, "score": float(value), "signature": sig}
+            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig, **conf}
             for item in filter(None, sig.split("|")):
                 key, val = item.split(":", 1)
                 d[key] = val
@@ -291,10 +298,21 @@ class TER:
         """Per pair ``(edits, ref_length)`` (see :func:`ter_statistics`)."""
         return self._statistics(hyps, refs)
 
-    def corpus_score(self, hyps, refs=None) -> TERScore:
-        """sacreBLEU's ``TER.corpus_score(hyps, refs)``."""
+    def corpus_score(self, hyps, refs=None, n_bootstrap: int = 1) -> TERScore:
+        """sacreBLEU's ``TER.corpus_score(hyps, refs)``.
+
+        ``n_bootstrap > 1``: also sacreBLEU's bootstrap estimate (``_mean``, ``_ci``; seed from
+        ``SACREBLEU_SEED``), and the signature gains ``bs:N|seed:S`` from then on, as sacreBLEU's.
+        """
         edits, ref_length = self._statistics(hyps, refs)
-        return corpus_score_from_stats(edits, ref_length, self.get_signature())
+        result = corpus_score_from_stats(edits, ref_length, self.get_signature())
+        if n_bootstrap == 1:
+            return result
+        from vecscore.significance.adapters import ter_adapter  # lazy: only with n_bootstrap
+        from vecscore.significance.estimate import with_interval
+
+        stats = np.column_stack([np.asarray(edits, np.float64), np.asarray(ref_length, np.float64)])
+        return with_interval(self, ter_adapter(self, corpus_score_from_stats), result, stats, n_bootstrap)
 
     def sentence_scores(self, hyps, refs=None) -> np.ndarray:
         """``TER.sentence_score(hyps[i], refs of i).score`` of every pair, as a float64 array."""
@@ -320,7 +338,13 @@ class TER:
         """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
         if self._nrefs is None:
             raise VecscoreError("the number of references is unknown: score something first")
-        return self._opts.signature(self._nrefs, short=short)
+        sig = self._opts.signature(self._nrefs, short=short)
+        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
+        if resampled is None:
+            return sig
+        from vecscore.significance.estimate import resampling_signature
+
+        return resampling_signature(sig, bs=resampled[0], seed=resampled[1])
 
     def __repr__(self) -> str:
         return (f"TER(normalized={self.normalized}, no_punct={self.no_punct}, asian_support={self.asian_support}, "
