@@ -1,4 +1,4 @@
-"""The fused per-pair BLEU path (ASCII bytes -> statistics in one kernel).
+"""The fused per-pair BLEU path (bytes -> statistics in one kernel).
 
 Expected values: sacreBLEU's own tokenizers feeding the Counter twin of
 ``tests/reference/bleu_py.py``, and sacreBLEU's scores.
@@ -20,7 +20,7 @@ sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
 
 # pieces that fire every 13a rule: punctuation, numbers, dashes, entities, <skipped>, newlines,
-# long words (hashed token keys), repeated tokens; ASCII only (the fast path's domain)
+# long words (hashed token keys), repeated tokens (non-ASCII: tests/test_wide_text.py)
 _PIECES = ["the", "The", "cat", "cat.", "a,b", "3.5", "3,5", "10-4", "x-y", "-", "--", "...", ",", "&amp;",
            "&amp;lt;", "&quot;", "<skipped>", "-\n", "\n", "\t", "'s", "(ok)", "$5", "U.S.", "abcdefgh",
            "abcdefghij", "abcdefghik", "supercalifragilistic", "!", "?", "", "a\x00b", "1.", ".5", "a..b",
@@ -57,12 +57,14 @@ def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, coll
     assert s.ref_len.tolist() == ref_len.tolist() and np.array_equal(s.total, total.T)
 
 
-def test_fast_path_applies_only_to_ascii_without_lowercasing():
+def test_fast_path_applies_only_without_lowercasing():
     kw = dict(max_order=4, brevity_penalty="closest", refs_layout="per-example")
     assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=False, **kw) is not None
     assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=True, **kw) is None
     assert direct_stats(["a b"], ["a b"], tokenize="intl", lowercase=False, **kw) is None
-    assert direct_stats(["café"], ["café"], tokenize="13a", lowercase=False, **kw) is None
+    # non-ASCII text takes it too (as UTF-8, see tests/test_wide_text.py)
+    s = direct_stats(["café au lait"], ["café au lait"], tokenize="13a", lowercase=False, **kw)
+    assert s.sys_len.tolist() == [3] and s.correct[0].tolist() == [3, 2, 1, 0]
     # a NUL is an ordinary character to 13a (rows are read in place, not NUL-joined)
     s = direct_stats(["a\x00b c."], ["a\x00b c"], tokenize="13a", lowercase=False, **kw)
     assert s.sys_len.tolist() == [len(Tokenizer13a()("a\x00b c.").split())] == [3]

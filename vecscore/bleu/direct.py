@@ -4,11 +4,12 @@
 when a call takes the compiled route (:mod:`vecscore.route`): importing it
 loads numba.
 
-For a batch of ``str`` that is pure ASCII (read in place, see
-:mod:`vecscore.engine.pair_rows`), tokenized by ``13a``, ``none`` or ``char`` without
-lowercasing, every statistic compares tokens within one pair, so no
-corpus-wide tokens or vocabulary are needed: :func:`direct_stats` runs
-:func:`vecscore.kernels.pair_bleu.pair_bleu_counts` over the raw bytes.  It
+For a batch of ``str`` (read in place, see :mod:`vecscore.engine.pair_rows`;
+non-ASCII rows as UTF-8, :data:`vecscore.kernels.wide_text.UTF8`), tokenized by
+``13a``, ``none`` or ``char`` without lowercasing, every statistic compares
+tokens within one pair, so no corpus-wide tokens or vocabulary are needed:
+:func:`direct_stats` runs :func:`vecscore.kernels.pair_bleu.pair_bleu_counts`
+over the bytes.  It
 returns ``None`` where it does not apply, and :func:`text_stats` takes the
 general route then (:func:`general_stats`: :func:`vecscore.engine.batch.build_batch`
 with sacreBLEU's tokenizers, then :func:`vecscore.bleu.compiled.batch_stats`),
@@ -32,6 +33,7 @@ from vecscore.engine.batch import build_batch, intern
 from vecscore.engine.pair_rows import pair_rows
 from vecscore.errors import VecscoreError
 from vecscore.kernels.pair_bleu import FAST_MODES, pair_bleu_counts
+from vecscore.kernels.wide_text import UTF8, sacrebleu_utf8
 from vecscore.text.sacrebleu_tokenizers import tokenize as sacre_tokenize
 from vecscore.text.spans import TokenSpans
 from vecscore.text.tokenizers import spans_from_token_lists
@@ -45,8 +47,8 @@ def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, 
     if tokenize not in FAST_MODES or lowercase:
         return None
     n = len(hyps)
-    got = pair_rows(hyps, refs, refs_layout, None)
-    if got is None:  # a row that is not pure ASCII
+    got = pair_rows(hyps, refs, refs_layout, sacrebleu_utf8, UTF8)
+    if got is None:  # pragma: no cover - an encoder is given, so every str row is read
         return None
     rows, ref_ptr, _ = got
     check_stats_args(ref_ptr, max_order, brevity_penalty)

@@ -91,7 +91,9 @@ def warn_cjk(hyps, kind: str, opts: Options) -> None:
     if kind != "text" or opts.tokenize not in ("13a", "intl"):
         return
     sample = "".join(hyps[:200])
-    letters = sum(1 for c in sample if not c.isspace())
+    if sample.isascii():  # no CJK character
+        return
+    letters = len("".join(sample.split()))  # the characters that are not whitespace (str.isspace)
     if letters and len(_CJK.findall(sample)) * 2 > letters:
         warn(
             f"the hypotheses look like Chinese, Japanese or Korean text, which tokenize={opts.tokenize!r} does not "

@@ -4,9 +4,12 @@
 does (the same errors, naming the row) and returns every text by address
 (:class:`vecscore.kernels.in_place.TextRows`): hypotheses first, then the
 references pair by pair, with ``ref_ptr``.  Pure-ASCII ``str`` rows are read
-where they lie; any other row is encoded by the caller's ``encode`` (e.g.
-rouge-score's ``str.lower()`` first), or the call returns ``None`` when
-``encode`` is ``None`` (the caller takes its general route then).
+where they lie.  With ``transcode`` (a mode of :mod:`vecscore.kernels.wide_text`),
+non-ASCII ``str`` rows that CPython keeps compact are turned into the bytes
+the caller's kernel reads by one parallel kernel, from their code points in
+place; any other row is encoded by the caller's ``encode`` (the same bytes,
+in Python), or the call returns ``None`` when ``encode`` is ``None`` (the
+caller takes its general route then).
 """
 from __future__ import annotations
 
@@ -15,8 +18,10 @@ from itertools import chain
 
 import numpy as np
 
+from vecscore.errors import VecscoreError
 from vecscore.inputs import check_units, normalize_refs
 from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
+from vecscore.kernels.wide_text import transcode_rows
 
 __all__ = ["pair_rows", "Rows"]
 
@@ -34,11 +39,16 @@ class Rows:
         return self.a[i] if i < len(self.a) else self.b[i - len(self.a)]
 
 
-def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | None):
+def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | None, transcode: int | None = None,
+              lone_surrogate: Callable[[int], Exception] | None = None):
     """``(rows, ref_ptr, texts)`` of a text batch, or ``None`` (see the module docstring).
 
-    ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).
+    ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).  A text
+    holding a lone surrogate (``encode`` raises ``UnicodeEncodeError``, or the transcoding
+    kernel finds one) raises ``lone_surrogate(i)``, ``i`` its row (hypotheses, then the flat
+    references), by default a :class:`VecscoreError` naming ``texts[i]``.
     """
+    fail = lone_surrogate or _lone_surrogate
     n = len(hyps)
     per_example = (refs_layout == "per-example" and not isinstance(refs, (str, bytes)) and hasattr(refs, "__len__")
                    and len(refs) == n)
@@ -50,7 +60,7 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         texts = Rows(hyps, flat)
         if encode is None and not all(t.isascii() for t in chain(hyps, flat)):
             return None
-        blobs = [t.encode("ascii") if t.isascii() else encode(t) for t in chain(hyps, flat)]
+        blobs = _encoded(encode, list(chain(hyps, flat)), range(len(texts)), fail)
         buf = np.frombuffer(b"".join(blobs), np.uint8)
         offsets = np.zeros(len(blobs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
@@ -63,12 +73,44 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
     else:  # lists of references, None, streams, ...: the checked path, then the flat references' scan
         flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
         r = str_rows(flat)
-        rows = TextRows.concat([TextRows(rows.addrs[:n], rows.lens[:n], rows.kind[:n], rows.keep[:1]), r])
+        rows = TextRows.concat([TextRows(rows.addrs[:n], rows.lens[:n], rows.kind[:n], rows.keep[:1],
+                                         rows.widths()[:n]), r])
     texts = Rows(rows.keep[0], flat)
     other = np.flatnonzero(rows.kind != ASCII)
     if len(other):
-        if encode is None:
+        wide = rows.widths()[other] > 0 if transcode is not None else np.zeros(len(other), bool)
+        rest = other[~wide]
+        if len(rest) and encode is None:
             return None
-        rows = rows.patched(other, [encode(str(texts[int(i)])) for i in other])
+        bad = np.zeros(0, np.int64)
+        if wide.any():
+            rows, bad = transcode_rows(rows, other[wide], transcode)
+        if len(rest):
+            blobs = _encoded(encode, [str(texts[int(i)]) for i in rest], rest, fail, int(bad[0]) if len(bad) else None)
+            rows = rows.patched(rest, blobs)
+        if len(bad):
+            raise fail(int(bad[0]))
     return rows, ref_ptr, texts
+
+
+def _lone_surrogate(i: int) -> Exception:
+    return VecscoreError(f"texts[{i}] contains a lone surrogate code point; clean or re-decode it")
+
+
+def _encoded(encode, texts: list, rows, fail, before: int | None = None) -> list[bytes]:
+    """``encode`` of every text (ASCII ones as they are); a text that cannot be encoded raises
+    ``fail(row)`` for the first such row (or for ``before`` if that comes first)."""
+    try:
+        return [t.encode("ascii") if t.isascii() else encode(t) for t in texts]
+    except UnicodeEncodeError:
+        first = next(int(r) for r, t in zip(rows, texts) if not t.isascii() and not _encodes(encode, t))
+        raise fail(first if before is None else min(first, before)) from None
+
+
+def _encodes(encode, text: str) -> bool:
+    try:
+        encode(text)
+    except UnicodeEncodeError:
+        return False
+    return True
 

@@ -20,6 +20,17 @@ Every row is classified by :func:`str_rows`: ``ASCII`` (read in place),
 ``NOT_STR`` (the caller's checked path names the row) or ``NON_ASCII`` (the
 caller encodes those rows itself and points them at the bytes, see
 :meth:`TextRows.patched`).
+
+A non-ASCII ``str`` is kept by CPython as one object too ("compact"): a
+longer header, then its code points at 1, 2 or 4 bytes each (its *kind*:
+1 for Latin-1, 2 for the rest of the BMP, 4 beyond).  :func:`str_rows`
+records such a row's kind in ``TextRows.width`` and points ``addrs``/``lens``
+at its code points (``lens``: code points, not bytes), so that a kernel can
+read or transcode it in place (:mod:`vecscore.kernels.wide_text`) instead of
+Python encoding it; a non-ASCII row that is not compact has width 0 and is
+encoded in Python.  The kind's bits and where a compact string's code
+points start are probed and checked like the rest (if they cannot be
+found, every non-ASCII row has width 0).
 """
 from __future__ import annotations
 
@@ -41,29 +52,44 @@ NON_ASCII = 2
 
 @dataclass(frozen=True)
 class TextRows:
-    """Row ``i``'s bytes are the ``lens[i]`` bytes at address ``addrs[i]``; ``keep`` owns that memory."""
+    """Row ``i``'s bytes are the ``lens[i]`` bytes at address ``addrs[i]``; ``keep`` owns that memory.
+
+    A ``NON_ASCII`` row with ``width[i]`` 1, 2 or 4 is a compact ``str`` of that kind: ``lens[i]``
+    code points of ``width[i]`` bytes each at ``addrs[i]`` (``width`` ``None``: every width 0).
+    """
 
     addrs: np.ndarray  # int64
     lens: np.ndarray  # int64
     kind: np.ndarray  # uint8: ASCII, NOT_STR or NON_ASCII
     keep: tuple
+    width: np.ndarray | None = None  # uint8: 0, or the kind (1, 2, 4) of a compact non-ASCII str
+
+    def widths(self) -> np.ndarray:
+        """``width``, zeros where it is ``None``."""
+        return np.zeros(len(self.addrs), np.uint8) if self.width is None else self.width
 
     def __len__(self) -> int:
         return len(self.addrs)
 
     def patched(self, rows: np.ndarray, blobs: list[bytes]) -> "TextRows":
         """A copy in which row ``rows[j]`` reads ``blobs[j]`` (kind ``ASCII`` from then on)."""
-        addrs, lens, kind = self.addrs.copy(), self.lens.copy(), self.kind.copy()
         if len(rows) == 0:
-            return TextRows(addrs, lens, kind, self.keep)
+            return TextRows(self.addrs.copy(), self.lens.copy(), self.kind.copy(), self.keep, self.width)
         joined = np.frombuffer(b"".join(blobs) or b"\0", np.uint8)
         sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
         starts = np.zeros(len(blobs), np.int64)
         np.cumsum(sizes[:-1], out=starts[1:])
-        addrs[rows] = joined.ctypes.data + starts
-        lens[rows] = sizes
+        return self.pointed(rows, joined.ctypes.data + starts, sizes, joined)
+
+    def pointed(self, rows: np.ndarray, addrs: np.ndarray, lens: np.ndarray, owner) -> "TextRows":
+        """A copy in which row ``rows[j]`` reads the ``lens[j]`` bytes at ``addrs[j]`` (kind ``ASCII``
+        from then on), memory that ``owner`` keeps (``None``: memory ``keep`` holds already)."""
+        a, n, kind, width = self.addrs.copy(), self.lens.copy(), self.kind.copy(), self.widths().copy()
+        a[rows] = addrs
+        n[rows] = lens
         kind[rows] = ASCII
-        return TextRows(addrs, lens, kind, self.keep + (joined,))
+        width[rows] = 0
+        return TextRows(a, n, kind, self.keep + (() if owner is None else (owner,)), width)
 
     @staticmethod
     def concat(parts: list["TextRows"]) -> "TextRows":
@@ -72,6 +98,7 @@ class TextRows:
             np.concatenate([p.lens for p in parts]),
             np.concatenate([p.kind for p in parts]),
             tuple(k for p in parts for k in p.keep),
+            None if all(p.width is None for p in parts) else np.concatenate([p.widths() for p in parts]),
         )
 
 
@@ -94,9 +121,13 @@ _CHUNKS = 64
 
 
 @jit(parallel=True)
-def _classify(items, at, addrs, lens, kind, str_type, type_off, len_off, state_off, ascii_bit, required, data_off):
-    """Addresses, lengths and kinds of the objects whose addresses are ``items``, into rows
-    ``at..at + len(items)`` of ``addrs``/``lens``/``kind`` (every item of those rows is written)."""
+def _classify(items, at, addrs, lens, kind, width, str_type, type_off, len_off, state_off, ascii_bit, required,
+              data_off, kind_shift, wide_off):
+    """Addresses, lengths, kinds and widths of the objects whose addresses are ``items``, into rows
+    ``at..at + len(items)`` of ``addrs``/``lens``/``kind``/``width`` (every item of those rows is
+    written).  A compact non-ASCII ``str`` (the ``required`` bits set) gets its CPython kind (1, 2
+    or 4, bits ``kind_shift..kind_shift + 2`` of its state) as width, and the address and count of
+    its code points (from ``wide_off``)."""
     n = len(items)
     for c in prange(_CHUNKS):
         lo = n * c // _CHUNKS
@@ -110,12 +141,18 @@ def _classify(items, at, addrs, lens, kind, str_type, type_off, len_off, state_o
             row = at + i
             addrs[row] = 0
             lens[row] = 0
+            width[row] = 0
             if words_at(obj + type_off, 1)[0] != str_type:
                 kind[row] = NOT_STR
                 continue
             state = words_at(obj + state_off, 1)[0] & 0xFFFFFFFF
             if (state & ascii_bit) == 0 or (state & required) != required:
                 kind[row] = NON_ASCII
+                w = (state >> kind_shift) & 7 if kind_shift >= 0 else 0
+                if (state & required) == required and (w == 1 or w == 2 or w == 4):
+                    width[row] = w
+                    addrs[row] = obj + wide_off
+                    lens[row] = words_at(obj + len_off, 1)[0]
                 continue
             kind[row] = ASCII
             addrs[row] = obj + data_off
@@ -135,6 +172,8 @@ class _Layout:
     ascii_bit: int
     required: int  # state bits every probed str has (e.g. "compact")
     data_off: int  # a compact ASCII str's first character
+    kind_shift: int  # the lowest bit of a str's kind (1, 2 or 4) in its state bits; -1: not found
+    wide_off: int  # a compact non-ASCII str's first code point
 
 
 def _words(obj, size: int) -> list[int]:
@@ -188,7 +227,31 @@ def _find_layout() -> _Layout | None:
     if len(best) != 1 or best[0][0] % 8 != 0:  # the state word is read as the low half of an 8-byte word
         return None
     off, bit, required = best[0]
-    return _Layout(items[0], type_off[0], len_off[0], off, bit, required, data_off)
+    # the kind: a 3-bit field that reads 1 in every ASCII string and 1, 2 or 4 in the others
+    kinds = [1] * len(asc) + [_kind_of(s) for s in wide]
+    states = [int.from_bytes(ctypes.string_at(id(s) + off, 4), "little") for s in asc + wide]
+    shifts = [k for k in range(30) if all((st >> k) & 7 == want for st, want in zip(states, kinds))]
+    # a compact non-ASCII str's code points: right after a fixed header (sys.getsizeof counts it and
+    # the code points with their terminator; the probe strings have no cached UTF-8 copy)
+    wide_off = {sys.getsizeof(s) - (len(s) + 1) * _kind_of(s) for s in wide}
+    kind_shift, wide_at = -1, 0  # where that fails, non-ASCII rows are encoded (ASCII ones still read in place)
+    if len(shifts) == 1 and len(wide_off) == 1 and data_off <= min(wide_off) <= 256:
+        at = wide_off.pop()
+        if all(ctypes.string_at(id(s) + at, len(s) * _kind_of(s)) == _code_units(s) for s in wide):
+            kind_shift, wide_at = shifts[0], at
+    return _Layout(items[0], type_off[0], len_off[0], off, bit, required, data_off, kind_shift, wide_at)
+
+
+def _kind_of(s: str) -> int:
+    """CPython's kind of a str: bytes per code point."""
+    top = max(map(ord, s), default=0)
+    return 1 if top < 0x100 else 2 if top < 0x10000 else 4
+
+
+def _code_units(s: str) -> bytes:
+    """The code points of ``s`` as CPython stores them (its kind's width, little-endian)."""
+    k = _kind_of(s)
+    return b"".join(ord(c).to_bytes(k, "little") for c in s)
 
 
 def _check(layout: _Layout) -> bool:
@@ -201,11 +264,18 @@ def _check(layout: _Layout) -> bool:
          3, None, b"bytes", Sub("subclass"), _fresh("tab\tand\nnewline\x00nul")]
     )
     got = _scan((rows,), layout)
+    width = got.widths()
     for i, r in enumerate(rows):
         want = NOT_STR if type(r) is not str else (ASCII if r.isascii() else NON_ASCII)
         if got.kind[i] != want:
             return False
         if want == ASCII and bytes(text_at(int(got.addrs[i]), int(got.lens[i]))) != r.encode("ascii"):
+            return False
+        if want == NON_ASCII and layout.kind_shift < 0 and width[i] != 0:
+            return False
+        if want == NON_ASCII and layout.kind_shift >= 0 and (
+                width[i] != _kind_of(r) or got.lens[i] != len(r)
+                or bytes(text_at(int(got.addrs[i]), len(r) * _kind_of(r))) != _code_units(r)):
             return False
     return True
 
@@ -232,15 +302,16 @@ def _scan(snaps: tuple, layout: _Layout) -> TextRows:
     addrs = np.empty(total, np.int64)
     lens = np.empty(total, np.int64)
     kind = np.empty(total, np.uint8)
+    width = np.empty(total, np.uint8)
     at = 0
     for snap in snaps:
         n = len(snap)
         if n:
             items = np.frombuffer((ctypes.c_int64 * n).from_address(id(snap) + layout.items_off), np.int64)
-            _classify(items, at, addrs, lens, kind, id(str), layout.type_off, layout.len_off, layout.state_off,
-                      layout.ascii_bit, layout.required, layout.data_off)
+            _classify(items, at, addrs, lens, kind, width, id(str), layout.type_off, layout.len_off, layout.state_off,
+                      layout.ascii_bit, layout.required, layout.data_off, layout.kind_shift, layout.wide_off)
         at += n
-    return TextRows(addrs, lens, kind, snaps)
+    return TextRows(addrs, lens, kind, snaps, width)
 
 
 def str_rows(*seqs) -> TextRows | None:

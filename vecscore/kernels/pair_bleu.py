@@ -1,7 +1,11 @@
-"""BLEU statistics straight from ASCII bytes, one pair at a time.
+"""BLEU statistics straight from bytes, one pair at a time.
 
-The fast path of vecscore's sacreBLEU-compatible BLEU for pure-ASCII batches
-with the ``13a``, ``none`` or ``char`` tokenizers.  For every pair, in a
+The fast path of vecscore's sacreBLEU-compatible BLEU with the ``13a``,
+``none`` or ``char`` tokenizers, on ASCII or UTF-8 bytes whose non-ASCII
+whitespace has been written as spaces (:data:`vecscore.kernels.wide_text.UTF8`):
+those tokenizers' rules look at ASCII characters only, and every other
+character is an ordinary word character (``char``: one token per UTF-8
+character).  For every pair, in a
 ``prange`` loop whose threads claim chunks of pairs, with scratch that
 :func:`pair_bleu_counts` sizes from the pairs' byte lengths and allocates
 before the loop (nothing is allocated inside it, where a failed allocation
@@ -9,8 +13,8 @@ would be lost):
 
 1. each text (trailing whitespace stripped, as sacreBLEU's ``rstrip()``) is
    split into token spans: for ``13a`` by :mod:`vecscore.kernels.spans_13a`
-   (on ASCII, bytes are code points; only a text with ``<``, ``\n`` or ``&``
-   is rewritten into scratch first), otherwise on whitespace;
+   (only a text with ``<``, ``\n`` or ``&`` is rewritten into scratch
+   first), otherwise on whitespace;
 2. every token gets an exact two-word key (:func:`vecscore.kernels.bleu_clip.span_key`): its bytes
    for tokens of up to 15 bytes, a hash for longer ones, whose equal keys
    are confirmed against the bytes (in the text, or in the pair's rewrite
@@ -112,8 +116,10 @@ def _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p):
             prefetch(q)
 
 
-#: distinct bytes tokens are made of (the fast path reads pure-ASCII texts)
-_K = 128
+#: distinct tokens of one byte (ASCII) and of two bytes (two ASCII characters, or one UTF-8
+#: character from U+0080 to U+07FF): tokens never split a UTF-8 character
+_ONE_BYTE = 128
+_TWO_BYTES = 128 * 128 + 0x800 - 0x80
 #: longest word (bytes) whose R2-R4 scratch every thread has; a text with a longer word that
 #: R2-R4 must replay makes its pair run again with scratch for it (:func:`pair_bleu_counts`)
 WORD_CAP = 4096
@@ -148,15 +154,15 @@ BIG_HYP = 1 << 16
 @jit(inline=True)
 def _hyp_distinct(nbytes):
     """An upper bound on the distinct tokens of a hypothesis of ``nbytes`` bytes: at most one token
-    per byte, at most ``_K`` of one byte and ``_K * _K`` of two, and every other distinct token
+    per byte, at most ``_ONE_BYTE`` of one byte and ``_TWO_BYTES`` of two, and every other distinct token
     takes 3 bytes at its first occurrence (13a's tokens may touch: ``a.5`` is ``a`` and ``.5``)."""
-    return min(nbytes + 1, _K + _K * _K + nbytes // 3 + 1)
+    return min(nbytes + 1, _ONE_BYTE + _TWO_BYTES + nbytes // 3 + 1)
 
 
 def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     """Tokens per text and BLEU's clipped matches of every pair.
 
-    ``addrs``/``lens``: the texts' ASCII bytes by address
+    ``addrs``/``lens``: the texts' bytes (ASCII or UTF-8, see the module docstring) by address
     (:mod:`vecscore.kernels.in_place`), hypotheses ``0..n_pairs-1`` then the
     references of pair ``p`` at rows ``n_pairs + ref_ptr[p] ..``.  Returns
     ``(lengths, correct)``: tokens per text and ``correct[p, n-1]`` for
@@ -192,7 +198,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     pending = np.arange(n_pairs, dtype=np.int64)
     again = np.zeros((n_pairs, 2), np.int64)  # per pair: the R2-R4 word, the hypothesis tokens + 1
     if H <= BIG_HYP:
-        Dh = min(H, _K + _K * _K + (H - 1) // 3 + 1)
+        Dh = min(H, _ONE_BYTE + _TWO_BYTES + (H - 1) // 3 + 1)
         word = min(L, WORD_CAP) if mode == MODE_13A else 0
         layout = bleu_layout(T, Dh, H, L, word, int(nr.max()), mode, max_order)
         if Slabs.per_worker_bytes(layout) <= PARALLEL_SCRATCH:
@@ -257,7 +263,7 @@ def bleu_sizes(lens, ref_ptr):
         longest[has] = np.maximum(longest[has], np.maximum.reduceat(flat, ref_ptr[has]))
     T = hyp_b + ref_b + 1
     H = hyp_b + 1
-    Dh = np.minimum(H, _K + _K * _K + hyp_b // 3 + 1)  # _hyp_distinct
+    Dh = np.minimum(H, _ONE_BYTE + _TWO_BYTES + hyp_b // 3 + 1)  # _hyp_distinct
     return T, H, Dh, longest, n_refs, hyp_b, ref_b
 
 

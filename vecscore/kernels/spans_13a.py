@@ -1,4 +1,8 @@
-"""sacreBLEU's ``13a`` tokenizer on ASCII bytes, as token spans, in one pass.
+"""sacreBLEU's ``13a`` tokenizer on bytes, as token spans, in one pass.
+
+On ASCII bytes, or UTF-8 whose non-ASCII whitespace has been written as
+spaces (:mod:`vecscore.kernels.wide_text`): every rule below looks at ASCII
+characters only, and a byte ``>= 0x80`` is a word character (a non-digit).
 
 ``Tokenizer13a`` does three things:
 
@@ -402,7 +406,7 @@ def _spans_13a_masks(src, n, starts, ends, k, check, pad):
 
 @jit(inline=True)
 def spans_13a(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
-    """Steps 2 and 3 on ``src[:n]`` (ASCII, through :func:`rewrite` where needed).
+    """Steps 2 and 3 on ``src[:n]`` (ASCII or UTF-8, through :func:`rewrite` where needed).
 
     Token spans go to ``starts``/``ends`` from slot ``k``; returns the next
     free slot, or -1 if ``check`` is set and the text holds ``<``, ``\\n`` or
@@ -476,7 +480,8 @@ def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
 
 @jit
 def spans_whitespace(src, n, single, starts, ends, k):
-    """``str.split()`` on ASCII ``src[:n]`` (every non-space character a token if ``single``)."""
+    """``str.split()`` on ``src[:n]``, ASCII or UTF-8 without non-ASCII whitespace (every
+    non-space character a token if ``single``: a UTF-8 character with its continuation bytes)."""
     i = 0
     while i < n:
         if _CLASS[src[i]] == _WS:
@@ -486,6 +491,9 @@ def spans_whitespace(src, n, single, starts, ends, k):
         i += 1
         if not single:
             while i < n and _CLASS[src[i]] != _WS:
+                i += 1
+        else:
+            while i < n and (src[i] & 0xC0) == 0x80:
                 i += 1
         starts[k] = s
         ends[k] = i

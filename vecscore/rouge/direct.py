@@ -7,8 +7,12 @@ compares tokens within one pair.  :func:`direct_stats` then runs one fused
 kernel (:mod:`vecscore.kernels.pair_rouge`) over the raw bytes instead of
 building token spans, corpus ids and sparse count matrices for the whole
 batch.  Pure-ASCII ``str`` are read where they lie (:mod:`vecscore.engine.pair_rows`);
-other rows are lowercased by ``str.lower()`` and encoded, as rouge-score
-sees them.  The integer statistics are the same as
+other ``str`` are read in place too, as the bytes rouge-score's tokenizer
+would see (:data:`vecscore.kernels.wide_text.ROUGE_SCORE`: Latin-1 rows as
+they are, wider ones transcoded by a kernel); rows that cannot be read in
+place are lowercased by ``str.lower()`` and encoded (:func:`lowered_utf8`).
+A text holding a lone surrogate is refused as on the plain route, naming
+the row.  The integer statistics are the same as
 :func:`vecscore.engine.batch.build_batch` plus :mod:`vecscore.engine.counts` give (the tests
 compare the two routes); memory is the outputs and scratch for one pair per
 thread (bounded by the pair's bytes of text, see
@@ -22,9 +26,11 @@ import numpy as np
 
 from vecscore.engine.batch import warn_empty_rows
 from vecscore.engine.pair_rows import pair_rows
-from vecscore.inputs import input_kind
+from vecscore.errors import VecscoreError
+from vecscore.inputs import check_unicode, input_kind
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
+from vecscore.kernels.wide_text import ROUGE_SCORE
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
 __all__ = ["direct_stats", "lowered_utf8"]
@@ -57,7 +63,8 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     if not _applies(hyps, parsed, tokenizer, transform):
         return None
     n = len(hyps)
-    rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, lowered_utf8)
+    rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, lowered_utf8, ROUGE_SCORE,
+                                     lambda i: _lone_surrogate(hyps, refs, i))
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)
     lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders,
@@ -77,5 +84,16 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
 
 def lowered_utf8(text: str) -> bytes:
     """A row that is not pure ASCII, as rouge-score sees it: ``str.lower()`` first; its
-    remaining non-ASCII bytes are separators for the byte tokenizer."""
+    remaining non-ASCII bytes are separators for the byte tokenizer (``UnicodeEncodeError`` for
+    a lone surrogate)."""
     return text.lower().encode("utf-8")
+
+
+def _lone_surrogate(hyps, refs, i: int) -> Exception:
+    """The plain route's error for a text holding a lone surrogate (it names the user's row)."""
+    try:
+        check_unicode(hyps, "hyps")
+        check_unicode(refs if isinstance(refs, (list, tuple)) else list(refs), "refs")
+    except VecscoreError as e:
+        return e
+    return VecscoreError(f"texts[{i}] contains a lone surrogate code point; clean or re-decode it")
