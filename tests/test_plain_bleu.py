@@ -410,3 +410,26 @@ def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
     assert len(calls) == 2 and again.score == small.score and (again.counts == small.counts).all()
     corpus_bleu(hyps, refs, tokenize="intl")  # another tokenizer is not warm
     assert len(calls) == 2
+
+
+def test_cached_references_switch_to_the_per_pair_kernel(monkeypatch):
+    """BLEU(references=...) scores its first calls against the cache and, once its calls have scored more text than
+    the plain route's budget, with the per-pair kernel over the stored references: sacreBLEU's numbers either way."""
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    calls = []
+    real = bleu._compiled
+    monkeypatch.setattr(bleu, "_compiled", lambda: calls.append(1) or real())
+    hyps = ["the cat sat on the mat", "a dog barked", "¡olé! x"]
+    streams = [["the cat is on the mat", "a dog barked loudly", "olé x"], ["a cat sat", None, "x"]]
+    oracle = sacrebleu.BLEU()
+    want = oracle.corpus_score(hyps, streams)
+    scorer = BLEU(references=streams)
+    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 150)
+    first = scorer.corpus_score(hyps)
+    assert calls == []  # within the budget: the cache
+    later = [scorer.corpus_score(hyps) for _ in range(2)]
+    assert calls  # past it: the per-pair kernel
+    for s in [first] + later:
+        assert (s.score, list(s.counts), list(s.totals), s.sys_len, s.ref_len) == \
+               (want.score, list(want.counts), list(want.totals), want.sys_len, want.ref_len)
+    assert scorer.get_signature().split("|version")[0] == str(oracle.get_signature()).split("|version")[0]

@@ -43,7 +43,8 @@ from itertools import islice
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "text_chars", "capped_sum", "preferred"]
+__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "note_compiled", "is_warm", "text_chars",
+           "capped_sum", "preferred"]
 
 ROUTES = ("auto", "plain", "compiled")
 
@@ -142,6 +143,11 @@ _WARM: set = set()
 def note_compiled(warm) -> None:
     """Record that a call of kind ``warm`` ran on the compiled route: its kernels are now loaded."""
     _WARM.add(warm)
+
+
+def is_warm(warm) -> bool:
+    """Whether a call of kind ``warm`` has run on the compiled route in this process."""
+    return warm in _WARM
 
 
 def use_plain(supported: bool, size, cost: int = 1, warm=None) -> bool:

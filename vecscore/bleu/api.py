@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from vecscore import route
 from vecscore.bleu import formulas as bf
 from vecscore.bleu import plain as plain_bleu
 from vecscore.bleu import plain_formulas as plain_formulas
@@ -89,6 +90,8 @@ __all__ = [
     "TOKENIZERS",
 ]
 
+#: the tokenizers of the per-pair kernel (:mod:`vecscore.bleu.direct`; without lowercasing)
+_PER_PAIR_TOKENIZERS = ("13a", "none", "char")
 #: a row of scores from statistics counts as this many characters for the route
 #: (:func:`vecscore.route.use_plain`): the plain formulas cost about 4 us a row, 16 characters of rouge1
 _ROW_CHARS = 16
@@ -360,6 +363,9 @@ class BLEU:
                               brevity_penalty, force)
         self.refs_layout = check_layout(refs_layout, auto=False)
         self._nrefs = None
+        self._refs_rows: list | None = None  # the cached references per pair, for the per-pair kernel
+        self._work = 0  # characters scored against the cached references so far
+        self._ref_chars = 0
         self._cache = None if references is None else self._cache_references(references)
 
     def __getattr__(self, name):
@@ -388,6 +394,9 @@ class BLEU:
         nrefs = np.diff(ref_ptr)
         self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
         o = self._opts
+        if kind == "text" and o.tokenize in _PER_PAIR_TOKENIZERS and not o.lowercase:
+            self._refs_rows = [flat[a:b] for a, b in zip(ref_ptr[:-1].tolist(), ref_ptr[1:].tolist())]
+            self._ref_chars = plain_bleu.text_size(kind, (), flat)
         options = dict(kind=kind, tokenize=o.tokenize, lowercase=o.lowercase, max_order=o.max_ngram_order)
         if use_plain(plain_bleu.supports(kind, o.tokenize), lambda: plain_bleu.text_size(kind, (), flat)):
             return plain_bleu.reference_table(flat, ref_ptr, **options)
@@ -404,8 +413,24 @@ class BLEU:
                 f"got {len(hyps)} hypotheses but the cached references have {c.n_pairs} entries; they must match "
                 "(sacreBLEU would silently score only the shorter prefix)"
             )
+        if self._refs_rows is not None and self._per_pair_wins(hyps, kind):
+            with route.preferred("compiled"):
+                stats, _, formulas = _stats(hyps, self._refs_rows, self._opts, "per-example")
+            return stats, formulas
         plain = isinstance(c, plain_bleu.RefTable)
         return c.statistics(hyps, self._opts.brevity_penalty), (plain_formulas if plain else bf)
+
+    def _per_pair_wins(self, hyps, kind: str) -> bool:
+        """Whether this call scores against the cached references with the per-pair kernel (which tokenizes the
+        references again, faster than any cache reads them) rather than the cache: once the calls of this object
+        have scored more text than the plain route's budget, or the kernel is loaded already (a call of this
+        kind ran on the compiled route), or ``VECSCORE_ROUTE=compiled``."""
+        if route.route() == "plain":
+            return False
+        if route.route() == "compiled" or route.is_warm(plain_bleu.warm_key(kind, self._opts.tokenize)):
+            return True
+        self._work += plain_bleu.text_size(kind, hyps, ()) + self._ref_chars
+        return self._work > route.PLAIN_MAX_CHARS
 
     # scoring
 
