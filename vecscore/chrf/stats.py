@@ -6,11 +6,15 @@ then counts n-grams on one of two routes that give identical integers
 (:mod:`vecscore.route` picks by size):
 
 * plain (:mod:`vecscore.chrf.plain`): ``Counter``s, no numba, for small calls;
-* compiled (:mod:`vecscore.kernels.chrf`): every text's code points in one
-  array, counted per pair by numba kernels in parallel.
+* compiled (:mod:`vecscore.kernels.chrf`): every text's code points read
+  where CPython keeps them (:func:`text_rows`; encoded to UTF-32 where they
+  cannot be), counted and scored pair by pair by one numba kernel on
+  numba's threads.
 
-Both give one row per (pair, reference); :func:`vecscore.chrf.formulas.best_rows`
-then keeps each pair's best reference as sacreBLEU does.
+Both give one row per (pair, reference), and per pair its best reference
+as sacreBLEU picks it (:func:`vecscore.chrf.formulas.best_rows` on the plain
+route, :func:`vecscore.kernels.chrf.f_score` in the kernel: the same float
+operations, so the same bits).
 """
 from __future__ import annotations
 
@@ -43,8 +47,8 @@ _COST_CHARS = 5
 _COST_WORDS = 7
 #: with numba already loaded, the plain route only below this much work (cost units: ~5 ms of Python)
 _WARM_PLAIN_MAX = 20_000
-#: parallel work items of the kernel: per thread, and at least this many pairs each
-_CHUNKS_PER_THREAD = 4
+#: chunks of pairs the kernel's threads claim: per thread, and at least this many pairs each
+_CHUNKS_PER_THREAD = 32
 _MIN_CHUNK_PAIRS = 64
 
 
@@ -118,9 +122,9 @@ def read_batch(hyps, refs, refs_layout: str, lowercase: bool) -> ChrfBatch:
         refs = as_rows(refs, "refs")
     layout = resolve_layout(refs, len(hyps), refs_layout)
     flat, ref_ptr = normalize_refs(refs, len(hyps), "text", layout)
-    texts = plain_str(hyps) + plain_str(flat)
+    texts = hyps + flat  # str subclasses stay: the kernels read the characters, the plain route takes plain_str
     if lowercase:
-        texts = list(map(str.lower, texts))
+        texts = list(map(str.lower, texts))  # str.lower itself: a subclass's override is not called
     return ChrfBatch(texts, len(hyps), ref_ptr, hyps, refs)
 
 
@@ -129,15 +133,21 @@ def pair_rows(batch: ChrfBatch, opts: Options, route: str | None = None) -> np.n
 
     ``route``: ``"plain"`` or ``"compiled"`` to force one (tests), else :func:`vecscore.route.use_plain` decides.
     """
+    return _routed(batch, opts, route)[0]
+
+
+def _routed(batch: ChrfBatch, opts: Options, route: str | None):
+    """``(rows, best, scores)``: :func:`pair_rows`, and per pair its best reference's row and chrF."""
     plain = _use_plain(batch, opts) if route is None else route == "plain"
     if plain:
         check_unicode(batch.user_hyps if batch.user_hyps is not None else [], "hyps")
         if batch.user_refs is not None and not isinstance(batch.user_refs, (str, bytes)):
             check_unicode(batch.user_refs, "refs")
-        return plain_chrf.pair_stats(batch.texts, batch.n_pairs, batch.ref_ptr, int(opts.char_order),
+        rows = plain_chrf.pair_stats(plain_str(batch.texts), batch.n_pairs, batch.ref_ptr, int(opts.char_order),
                                      int(opts.word_order), bool(opts.whitespace))
+        return (rows, *formulas.best_rows(rows, batch.ref_ptr, opts.beta, opts.eps_smoothing))
     with unicode_errors(batch.user_hyps or [], batch.user_refs if batch.user_refs is not None else []):
-        return compiled_rows(batch.texts, batch.n_pairs, batch.ref_ptr, opts)
+        return compiled_statistics(batch.texts, batch.n_pairs, batch.ref_ptr, opts)
 
 
 def _use_plain(batch: ChrfBatch, opts: Options) -> bool:
@@ -150,36 +160,111 @@ def _use_plain(batch: ChrfBatch, opts: Options) -> bool:
 
 def compiled_rows(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Options) -> np.ndarray:
     """The compiled route of :func:`pair_rows` (loads numba)."""
-    from vecscore.kernels import chrf as k
-
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    offs = np.zeros(len(texts) + 1, np.int64)
-    np.cumsum(lengths, out=offs[1:])
-    cps = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
-    if len(cps) == 0:
-        cps = np.zeros(1, np.uint32)
-    words = opts.word_order > 0
-    ws, punct = _tables()
-    with serialized():
-        return _run_kernels(k, cps, offs, ws, punct, texts, n_pairs, ref_ptr, opts, words)
+    return compiled_statistics(texts, n_pairs, ref_ptr, opts)[0]
 
 
-def _run_kernels(k, cps, offs, ws, punct, texts, n_pairs, ref_ptr, opts, words):
-    chars = np.empty(len(cps), np.uint32)
-    clen = np.empty(len(texts), np.int64)
-    index = np.int32 if len(cps) < 2**31 - 1 else np.int64  # token bounds: half the memory when they fit
-    tok_s = np.empty(len(cps) if words else 1, index)
-    tok_e = np.empty(len(cps) if words else 1, index)
-    ntok = np.zeros(len(texts), np.int64)
-    k.prepare(cps, offs, ws, punct, bool(opts.whitespace), words, chars, clen, tok_s, tok_e, ntok)
+def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Options):
+    """``(rows, best, scores)`` on the compiled route: every (pair, reference)'s statistics, and per pair
+    the row of its best reference and that chrF (as :func:`vecscore.chrf.formulas.best_rows` gives them).
+
+    The texts are read where they lie (:func:`text_rows`); the kernel
+    (:func:`vecscore.kernels.chrf.pair_stats`) counts every pair, and scores it, on numba's threads.
+    """
     import numba
 
-    n_chunks = max(1, min(n_pairs // _MIN_CHUNK_PAIRS, _CHUNKS_PER_THREAD * numba.get_num_threads()))
-    chunks = np.linspace(0, n_pairs, n_chunks + 1).round().astype(np.int64)
+    from vecscore.kernels import chrf as k
+    from vecscore.kernels.swar import work_counter
+
+    rows = text_rows(texts)
+    lens = rows.lens
     ref_ptr = np.ascontiguousarray(ref_ptr, np.int64)
-    alphabet = int(cps.max()) + 1
-    return k.pair_stats(chars, clen, cps, tok_s, tok_e, ntok, offs, n_pairs, ref_ptr, int(opts.char_order),
-                        int(opts.word_order), chunks, alphabet)
+    n_rows = int(ref_ptr[n_pairs]) if n_pairs else 0
+    out = np.zeros((n_rows, opts.width), np.int64)
+    best = np.zeros(n_pairs, np.int64)
+    scores = np.zeros(n_pairs)
+    if n_pairs == 0:
+        return out, best, scores
+    # scratch per thread: sized by the largest pair (all its texts' code points) and hypothesis
+    ref_cum = np.zeros(len(lens) - n_pairs + 1, np.int64)
+    np.cumsum(lens[n_pairs:], out=ref_cum[1:])
+    pair_units = lens[:n_pairs] + ref_cum[ref_ptr[1:]] - ref_cum[ref_ptr[:-1]]
+    units = int(pair_units.max()) + 1
+    hyp = int(lens[:n_pairs].max()) + 1
+    most = int(np.diff(ref_ptr).max()) + 2
+    workers = max(1, min(numba.get_num_threads(), -(-n_pairs // _MIN_CHUNK_PAIRS)))
+    n_chunks = max(1, min(-(-n_pairs // _MIN_CHUNK_PAIRS), _CHUNKS_PER_THREAD * workers))
+    bounds = np.linspace(0, n_pairs, n_chunks + 1).round().astype(np.int64)
+    size = k.table_size(hyp)
+    word_units = units if opts.word_order else 1
+    i32 = np.empty((workers, 4, units), np.int32)
+    w32 = np.empty((workers, 3, word_units), np.int32)
+    i64 = np.empty((workers, 2, hyp), np.int64)
+    u64 = np.empty((workers, 3, word_units), np.int64)
+    ctab = np.zeros((workers, k.CODE_POINTS), np.int64)
+    dense = np.zeros((workers, k.DENSE + 1), np.int64)
+    hkey = np.empty((workers, size), np.int64)
+    hval = np.zeros((workers, size), np.int64)
+    hhash = np.empty((workers, size), np.int64)
+    small = np.empty((workers, 5, most), np.int64)
+    bad = np.zeros(1, np.int64)
+    ws, punct = _tables()
+    factor = float(opts.beta ** 2)
+    with serialized():
+        k.pair_stats(rows.addrs, lens, rows.widths, n_pairs, ref_ptr, int(opts.char_order), int(opts.word_order),
+                     bool(opts.whitespace), ws, punct, bounds, work_counter(workers), workers, factor,
+                     bool(opts.eps_smoothing), out, best, scores, bad, i32, w32, i64, u64, ctab, dense, hkey, hval,
+                     hhash, small)
+    del rows
+    if bad[0]:
+        raise VecscoreError("a text holds a lone surrogate, which is not valid Unicode text")
+    return out, best, scores
+
+
+@dataclass(frozen=True)
+class CodePoints:
+    """Row ``t``: ``lens[t]`` code points of ``widths[t]`` bytes (1, 2 or 4) at ``addrs[t]``; ``keep`` owns them."""
+
+    addrs: np.ndarray  # int64
+    lens: np.ndarray  # int64
+    widths: np.ndarray  # int64
+    keep: tuple
+
+
+def text_rows(texts: list) -> CodePoints:
+    """The code points of ``texts`` (plain ``str``) for the kernel: read in place where CPython keeps a
+    compact ``str`` (:mod:`vecscore.kernels.in_place`), otherwise encoded to UTF-32 here (every text
+    when in-place reading is off or unavailable, ``VECSCORE_FAST_PATH=0``)."""
+    from vecscore.kernels.in_place import ASCII, str_rows
+
+    rows = str_rows(texts)
+    if rows is None:
+        return _encoded(texts, np.arange(len(texts)), None)
+    width = getattr(rows, "width", None)
+    widths = np.zeros(len(texts), np.int64) if width is None else width.astype(np.int64)
+    widths[rows.kind == ASCII] = 1
+    todo = np.flatnonzero(widths == 0)  # not a compact str: encoded here
+    if len(todo) == 0:
+        return CodePoints(rows.addrs, rows.lens, widths, (rows,))
+    return _encoded(texts, todo, CodePoints(rows.addrs, rows.lens, widths, (rows,)))
+
+
+def _encoded(texts: list, todo: np.ndarray, base: CodePoints | None) -> CodePoints:
+    """``base`` with the rows ``todo`` pointed at their UTF-32 encoding (``base`` ``None``: every row)."""
+    if base is None:
+        n = len(texts)
+        base = CodePoints(np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), ())
+        picked = texts
+    else:
+        picked = [texts[i] for i in todo]
+    lengths = np.fromiter(map(len, picked), np.int64, len(picked))
+    starts = np.zeros(len(picked), np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    buf = np.frombuffer("".join(picked).encode("utf-32-le") or b"\0\0\0\0", np.uint32)
+    addrs, lens, widths = base.addrs.copy(), base.lens.copy(), base.widths.copy()
+    addrs[todo] = buf.ctypes.data + 4 * starts
+    lens[todo] = lengths
+    widths[todo] = 4
+    return CodePoints(addrs, lens, widths, base.keep + (buf,))
 
 
 _TABLES: list = []
@@ -195,6 +280,7 @@ def _tables():
 
 def statistics(batch: ChrfBatch, opts: Options, route: str | None = None):
     """``(stats, scores)``: per pair the statistics against its best reference, and that pair's chrF."""
-    rows = pair_rows(batch, opts, route)
-    best, scores = formulas.best_rows(rows, batch.ref_ptr, opts.beta, opts.eps_smoothing)
+    rows, best, scores = _routed(batch, opts, route)
+    if len(rows) == batch.n_pairs:  # one reference each: every row is its pair's best
+        return rows, scores
     return rows[best], scores

@@ -1,48 +1,85 @@
 """chrF / chrF++ kernels: integer match statistics of every (hypothesis, reference) pair.
 
-Texts arrive as one array of Unicode code points (already lowercased when
-asked for) with per-text offsets; hypotheses come first, then every pair's
-references (pair ``i``'s are texts ``n_pairs + ref_ptr[i] .. n_pairs + ref_ptr[i + 1]``).
+Texts arrive as rows of code points read where they lie
+(:mod:`vecscore.kernels.in_place`): row ``t`` is ``lens[t]`` code points of
+``widths[t]`` bytes each (1, 2 or 4: CPython's kinds, or UTF-32 for text
+encoded in Python) at address ``addrs[t]``, hypotheses first, then every
+pair's references (pair ``i``'s are rows ``n_pairs + ref_ptr[i] .. n_pairs + ref_ptr[i + 1]``).
+Lowercasing, when asked for, was done in Python.  The kernels read exactly
+those ``lens[t] * widths[t]`` bytes of a row, never past them; the caller
+keeps the strings (or the encoded buffer) alive for the call
+(:func:`vecscore.chrf.stats.text_rows`; ``VECSCORE_FAST_PATH=0`` encodes
+every text instead of reading strings in place).
 
-:func:`prepare` gives, per text, its characters for the character n-grams
-(whitespace removed unless asked to keep it) and its word tokens for chrF++
-(whitespace-separated words, a leading or trailing ASCII punctuation mark
-split off a word longer than one character, the trailing one first).
+:func:`pair_stats` runs over the pairs in a ``prange`` loop whose threads
+claim chunks of pairs (:func:`vecscore.kernels.swar.claim`); per pair, with
+one thread's scratch:
 
-:func:`pair_stats` counts n-grams *per pair*, exactly, order by order
-(:func:`_orders`): order 1 in arrays indexed by the unit (code point or word
-id), order 2 in arrays indexed by the pair of the hypothesis's unit ids when
-it has few distinct units, other orders in a small open-addressing table
-whose key is the pair ``(slot of the (n-1)-gram prefix, last unit)`` packed
-in 63 bits.  Keys are exact and the table compares whole keys, so a hash
-collision costs a probe, never a wrong count; word tokens are interned by
-comparing their code points.  Only n-grams whose prefix occurs in both the
-hypothesis and a reference are extended to the next order (no other can
-match).  Per order the statistics are ``[hypothesis n-grams, reference
-n-grams, clipped matches]``; the hypothesis count is 0 when the reference
-has no n-gram of that order (sacreBLEU's rule).
+1. :func:`_load` reads each text once: its characters for the character
+   n-grams (whitespace removed unless asked to keep it), each character's
+   pair-local id (the hypothesis's distinct characters are numbered
+   ``0..V-1`` through a table indexed by code point; a reference character
+   the hypothesis lacks gets the spare id ``V``: no n-gram holding it can
+   match), and, for
+   chrF++, its word tokens (whitespace-separated words, a leading or
+   trailing ASCII punctuation mark split off a word longer than one
+   character, the trailing one first), as spans of those characters;
+2. for chrF++, word tokens get pair-local ids the same way, through a hash
+   table of their FNV hashes (computed while reading), equal hashes
+   confirmed by comparing code points;
+3. :func:`_orders` counts orders ``1..K`` exactly.  An order-``n`` n-gram at
+   position ``p`` is the pair (id of the ``(n-1)``-gram at ``p``, id of the
+   unit at ``p + n - 1``), numbered afresh at each order from the
+   hypothesis's n-grams: through a directly indexed table while the key
+   ``id * (V + 1) + unit`` stays below :data:`DENSE`, else through a hash
+   table of exact keys.  Only n-grams whose prefix occurs in both the hypothesis and
+   a reference are extended to the next order (no other can match).  Per
+   order the statistics are ``[hypothesis n-grams, reference n-grams,
+   clipped matches]``; the hypothesis count is 0 when the reference has no
+   n-gram of that order (sacreBLEU's rule).  The loops have no branch on
+   whether an n-gram was found: a reference n-gram the hypothesis lacks
+   takes a spare id whose hypothesis count is 0;
+4. :func:`f_score` scores every reference's row as sacreBLEU does, and the
+   first reference with the highest chrF is the pair's best.
+
+Indices that cannot be negative are made unsigned (:func:`_u`), so that
+numba drops its wraparound of negative indices in the inner loops.  Tables
+are stamped (an entry is live only while it holds the current stamp), so
+nothing is cleared between pairs or orders.  A lone surrogate
+(not valid Unicode: the caller refuses it, naming the row) sets ``bad[0]``.
 
 Every kernel is plain Python first (``NUMBA_DISABLE_JIT=1`` or ``.py_func``);
 its plain twin is :mod:`vecscore.chrf.plain` (``Counter``s), which the tests
-compare it with.  Nothing here imports vecscore beyond :mod:`vecscore._jit`.
+compare it with.  Nothing here imports vecscore above :mod:`vecscore.kernels`.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.swar import claim, prefetch, text_at
+
+__all__ = ["DENSE", "CODE_POINTS", "whitespace_table", "punctuation_table", "table_size", "pair_stats",
+           "f_score", "text_units"]
 
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
-_EMPTY = -1
-#: order 2 is counted in directly indexed arrays when the hypothesis has at most this many distinct units
-_DIRECT_IDS = 64
+_LOW32 = 0xFFFFFFFF
+#: order ``n`` n-grams are numbered through a directly indexed table while their keys stay below this
+DENSE = 1 << 15
+#: the size of the code point -> character id table (every code point)
+CODE_POINTS = 0x110000
+#: pairs ahead whose first characters are asked for (the strings lie scattered in memory)
+_AHEAD = 4
+#: stamps restart (and the stamped tables are cleared) past this
+_STAMP_MAX = 1 << 30
 
 
 def whitespace_table() -> np.ndarray:
-    """``table[c] == 1`` for the code points ``str.split()`` splits on (all below U+3001)."""
-    table = np.zeros(0x3001, np.uint8)
+    """``table[c] == 1`` for the code points ``str.split()`` splits on (all below U+3001); its last entry
+    is 0, so that ``table[min(c, len(table) - 1)]`` classifies every code point ``c``."""
+    table = np.zeros(0x3002, np.uint8)
     for c in range(0x3001):
         if chr(c).isspace():
             table[c] = 1
@@ -57,58 +94,9 @@ def punctuation_table() -> np.ndarray:
     return table
 
 
-@jit(parallel=True)
-def prepare(cps, offs, ws, punct, keep_space, words, chars, clen, tok_s, tok_e, ntok):
-    """Fill ``chars``/``clen`` (characters of every text at ``offs[t]``) and, if ``words``, the tokens.
-
-    Token ``k`` of text ``t`` is ``cps[tok_s[offs[t] + k]:tok_e[offs[t] + k]]``.
-    """
-    n_ws = len(ws)
-    for t in prange(len(offs) - 1):
-        a = offs[t]
-        b = offs[t + 1]
-        m = a
-        for p in range(a, b):
-            c = cps[p]
-            if keep_space or not (c < n_ws and ws[c] != 0):
-                chars[m] = c
-                m += 1
-        clen[t] = m - a
-        if not words:
-            continue
-        k = a
-        p = a
-        while p < b:
-            c = cps[p]
-            if c < n_ws and ws[c] != 0:
-                p += 1
-                continue
-            s = p
-            while p < b and not (cps[p] < n_ws and ws[cps[p]] != 0):
-                p += 1
-            last = cps[p - 1]
-            first = cps[s]
-            if p - s == 1:
-                tok_s[k] = s
-                tok_e[k] = p
-                k += 1
-            elif last < 128 and punct[last] != 0:
-                tok_s[k] = s
-                tok_e[k] = p - 1
-                tok_s[k + 1] = p - 1
-                tok_e[k + 1] = p
-                k += 2
-            elif first < 128 and punct[first] != 0:
-                tok_s[k] = s
-                tok_e[k] = s + 1
-                tok_s[k + 1] = s + 1
-                tok_e[k + 1] = p
-                k += 2
-            else:
-                tok_s[k] = s
-                tok_e[k] = p
-                k += 1
-        ntok[t] = k - a
+def table_size(n: int) -> int:
+    """The hash tables' slots for texts of up to ``n`` units: a power of two of at least ``2 * n`` (16 at least)."""
+    return 1 << _bits_for(n)
 
 
 @jit
@@ -121,321 +109,493 @@ def _bits_for(n):
 
 
 @jit(inline=True)
-def _use(v, j, limit):
-    """A table's clipped-use cell ``v`` (``reference << 32 | uses``) after one more occurrence in reference ``j``.
-
-    Returns ``(new cell, 1 if that occurrence matched else 0)``; uses count
-    from 0 again for each reference, and a cell is non-zero once any
-    reference has seen the n-gram.
-    """
-    if (v >> 32) != j:
-        v = j << 32
-    if (v & 0xFFFFFFFF) < limit:
-        return v + 1, 1
-    return v, 0
+def _u(i):
+    """``i`` (never negative) as an unsigned index: numba then skips the wraparound of negative indices."""
+    return np.uint64(i)
 
 
-@jit
-def _orders(units, ustart, lens, loff, n_texts, max_order, bits, gen, tab, d_cnt, d_use, d_id, b_cnt, b_use,
-            pos, slots, npos, out, row0, col0):
-    """Statistics of orders ``1..max_order`` of the n-grams of one pair's texts; returns the table's generation.
-
-    Text ``j`` (0: the hypothesis, then the references) has the units
-    ``units[ustart[j]:ustart[j] + lens[j]]`` (code points, or word ids);
-    reference ``j`` writes row ``row0 + j - 1`` of ``out``, columns
-    ``col0 + 3 * (n - 1) + (0, 1, 2)`` for order ``n``.
-
-    Only *shared* n-grams can match, and an n-gram can only be shared if its
-    (n-1)-gram prefix is: each text keeps the list of its positions whose
-    n-gram is shared (``pos``/``slots`` from ``loff[j]``, ``npos[j]`` of
-    them), and only those are extended to the next order.  Order 1 counts
-    units directly (``d_cnt``/``d_use``, indexed by unit, zero again on
-    return) and numbers the hypothesis's distinct units (``d_id``); order 2
-    is indexed directly by the two ids (``b_cnt``/``b_use``) when there are
-    at most ``_DIRECT_IDS`` of them; other orders use the table ``tab``, one row per slot:
-    ``[key, generation, hypothesis count, clipped-use cell]``.  A row is
-    live only while it holds the current generation, so the table is never
-    emptied.
-    """
-    mask = (1 << bits) - 1
-    shift = np.uint64(64 - bits)
-    n_ids = 0
-    for n in range(1, max_order + 1):
-        col = col0 + 3 * (n - 1)
-        n_hyp = max(lens[0] - n + 1, 0)
-        for j in range(1, n_texts):
-            n_ref = max(lens[j] - n + 1, 0)
-            out[row0 + j - 1, col] = n_hyp if n_ref > 0 else 0
-            out[row0 + j - 1, col + 1] = n_ref
-        a = loff[0]
-        if n == 1:
-            u = ustart[0]
-            for q in range(lens[0]):
-                c = units[u + q]
-                if d_cnt[c] == 0:
-                    d_id[c] = n_ids
-                    n_ids += 1
-                d_cnt[c] += 1
-            for j in range(1, n_texts):
-                aj = loff[j]
-                u = ustart[j]
-                k = 0
-                m = 0
-                for q in range(lens[j]):
-                    c = units[u + q]
-                    limit = d_cnt[c]
-                    if limit > 0:
-                        v, hit = _use(d_use[c], j, limit)
-                        d_use[c] = v
-                        m += hit
-                        pos[aj + k] = u + q
-                        slots[aj + k] = c
-                        k += 1
-                npos[j] = k
-                out[row0 + j - 1, col + 2] = m
-            u = ustart[0]
-            k = 0
-            for q in range(lens[0]):
-                c = units[u + q]
-                pos[a + k] = u + q  # branch-free compaction: written always, kept if shared
-                slots[a + k] = c
-                k += d_use[c] != 0
-            npos[0] = k
-            continue
-        if n == 2 and n_ids <= _DIRECT_IDS:
-            # bigrams of the hypothesis's units: directly indexed by their two unit ids
-            end = ustart[0] + lens[0]
-            k = 0
-            for q in range(a, a + npos[0]):
-                p = pos[q]
-                if p + 2 > end:
-                    break
-                b = d_id[units[p]] * n_ids + d_id[units[p + 1]]
-                b_cnt[b] += 1
-                pos[a + k] = p
-                slots[a + k] = b
-                k += 1
-            n_h = k
-            for j in range(1, n_texts):
-                aj = loff[j]
-                end = ustart[j] + lens[j]
-                k = 0
-                m = 0
-                for q in range(aj, aj + npos[j]):
-                    p = pos[q]
-                    if p + 2 > end:
-                        break
-                    c2 = units[p + 1]
-                    if d_cnt[c2] == 0:
-                        continue
-                    b = d_id[units[p]] * n_ids + d_id[c2]
-                    limit = b_cnt[b]
-                    if limit > 0:
-                        v, hit = _use(b_use[b], j, limit)
-                        b_use[b] = v
-                        m += hit
-                        pos[aj + k] = p
-                        slots[aj + k] = b
-                        k += 1
-                npos[j] = k
-                out[row0 + j - 1, col + 2] = m
-            k = 0
-            for q in range(a, a + n_h):
-                b = slots[q]
-                keep = b_use[b] != 0
-                pos[a + k] = pos[q]
-                slots[a + k] = b
-                k += keep
-                if not keep:
-                    b_cnt[b] = 0  # not in any reference: dropped (and emptied) now
-            for q in range(a, a + k):
-                b = slots[q]
-                b_cnt[b] = 0
-                b_use[b] = 0
-            npos[0] = k
-            continue
-        gen += 1
-        # the hypothesis's n-grams (those that can still be shared) into the table
-        end = ustart[0] + lens[0]
-        k = 0
-        for q in range(a, a + npos[0]):
-            p = pos[q]
-            if p + n > end:
-                break
-            key = (slots[q] << 32) | units[p + n - 1]
-            h = np.int64((np.uint64(key) * _GOLD) >> shift)
-            while True:
-                if tab[h, 1] != gen:
-                    tab[h, 0] = key
-                    tab[h, 1] = gen
-                    tab[h, 2] = 1
-                    tab[h, 3] = 0
-                    break
-                if tab[h, 0] == key:
-                    tab[h, 2] += 1
-                    break
-                h = (h + 1) & mask
-            pos[a + k] = p
-            slots[a + k] = h
-            k += 1
-        n_h = k
-        # every reference's n-grams: look up, clip, keep the shared positions
-        for j in range(1, n_texts):
-            aj = loff[j]
-            end = ustart[j] + lens[j]
-            k = 0
-            m = 0
-            if n_h > 0:
-                for q in range(aj, aj + npos[j]):
-                    p = pos[q]
-                    if p + n > end:
-                        break
-                    key = (slots[q] << 32) | units[p + n - 1]
-                    h = np.int64((np.uint64(key) * _GOLD) >> shift)
-                    while tab[h, 1] == gen:
-                        if tab[h, 0] == key:
-                            v, hit = _use(tab[h, 3], j, tab[h, 2])
-                            tab[h, 3] = v
-                            m += hit
-                            pos[aj + k] = p
-                            slots[aj + k] = h
-                            k += 1
-                            break
-                        h = (h + 1) & mask
-            npos[j] = k
-            out[row0 + j - 1, col + 2] = m
-        # keep the hypothesis's shared positions
-        k = 0
-        for q in range(a, a + n_h):
-            h = slots[q]
-            pos[a + k] = pos[q]
-            slots[a + k] = h
-            k += tab[h, 3] != 0
-        npos[0] = k
-    u = ustart[0]
-    for q in range(lens[0] if max_order > 0 else 0):
-        c = units[u + q]
-        d_cnt[c] = 0
-        d_use[c] = 0
-    return gen
+@jit(inline=True)
+def _code_point(b, q, w):
+    """Code point ``q`` of a row of width ``w`` whose bytes are ``b`` (little-endian)."""
+    if w == 1:
+        return np.int64(b[q])
+    if w == 2:
+        return np.int64(b[2 * q]) | (np.int64(b[2 * q + 1]) << 8)
+    return (np.int64(b[4 * q]) | (np.int64(b[4 * q + 1]) << 8) | (np.int64(b[4 * q + 2]) << 16)
+            | (np.int64(b[4 * q + 3]) << 24))
 
 
 @jit
-def _word_hash(cps, s, e):
+def _word_hash(cb, s, e):
+    """FNV-1a of the code points ``cb[s:e]``."""
     h = _FNV_OFFSET
     for q in range(s, e):
-        h = (h ^ np.uint64(cps[q])) * _FNV_PRIME
+        h = (h ^ np.uint64(cb[_u(q)])) * _FNV_PRIME
     return h
 
 
-@jit
-def _intern_words(cps, tok_s, tok_e, first, count, wkeys, whash, wgen, gen, bits, base, at):
-    """Word ids (slots of the word table) of tokens ``first .. first + count`` into ``base[at:]``.
+@jit(inline=True)
+def _tokens(cb, n_words, w_s, w_e, w_h, w_p, punct, tok_s, tok_e, tok_h, t):
+    """The tokens of the words ``cb[w_s[i]:w_e[i]]`` (FNV hash ``w_h[i]``, without the last
+    character ``w_p[i]``) into ``tok_s``/``tok_e``/``tok_h`` from ``t``: a word of more than one
+    character loses a trailing ASCII punctuation mark, else a leading one, as a token of its own
+    (sacreBLEU's ``CHRF._remove_punctuation``).  Returns the next ``t``."""
+    for i in range(n_words):
+        s = np.int64(w_s[_u(i)])
+        e = np.int64(w_e[_u(i)])
+        last = cb[_u(e - 1)]
+        first = cb[_u(s)]
+        if e - s > 1 and last < 128 and punct[_u(last)] != 0:
+            tok_s[_u(t)] = s
+            tok_e[_u(t)] = e - 1
+            tok_h[_u(t)] = w_p[_u(i)]
+            tok_s[_u(t + 1)] = e - 1
+            tok_e[_u(t + 1)] = e
+            tok_h[_u(t + 1)] = np.int64((_FNV_OFFSET ^ np.uint64(last)) * _FNV_PRIME)
+            t += 2
+        elif e - s > 1 and first < 128 and punct[_u(first)] != 0:
+            tok_s[_u(t)] = s
+            tok_e[_u(t)] = s + 1
+            tok_h[_u(t)] = np.int64((_FNV_OFFSET ^ np.uint64(first)) * _FNV_PRIME)
+            tok_s[_u(t + 1)] = s + 1
+            tok_e[_u(t + 1)] = e
+            tok_h[_u(t + 1)] = np.int64(_word_hash(cb, s + 1, e))
+            t += 2
+        else:
+            tok_s[_u(t)] = s
+            tok_e[_u(t)] = e
+            tok_h[_u(t)] = w_h[_u(i)]
+            t += 1
+    return t
 
-    A slot holds a token index (``wkeys``) and its hash, and is live while
-    ``wgen`` holds ``gen``; equal tokens are found by comparing code points.
+
+@jit(inline=True)
+def _load(addr, n, w, keep_space, words, ids_mode, ws, punct, cb, ids, k, w_s, w_e, w_h, w_p, tok_s, tok_e, tok_h, t,
+          ctab, stamp, nv):
+    """Read one text (``n`` code points of width ``w`` at ``addr``) into the pair's arrays.
+
+    Its characters go to ``cb[k:]`` (whitespace dropped unless
+    ``keep_space``); with ``words``, its tokens to ``tok_s``/``tok_e`` from
+    ``t`` (spans of ``cb``), with their FNV hashes in ``tok_h`` (``w_s``,
+    ``w_e``, ``w_h``, ``w_p``: scratch for its words).  ``ids_mode``: 0 no
+    character ids, 1 number the characters (the hypothesis: ``ctab[c]``
+    gets ``stamp << 32 | id``, ``nv`` ids so far), 2 look them up (a
+    reference: ``nv``, an id no hypothesis character has, where absent).
+    Whitespace that is dropped is still numbered (one spare id, never
+    counted).  The loop has no branch on the data: words start and end where
+    whitespace does, and their hashes are carried along.
+    Returns ``(new k, new t, new nv, 1 if a lone surrogate was seen)``.
     """
+    b = text_at(addr, n * w)
+    last_ws = len(ws) - 1
+    keep = 1 if keep_space else 0
+    bad = 0
+    prev = np.int64(1)  # the previous character was whitespace (or there was none)
+    n_s = 0
+    n_e = 0
+    h = _FNV_OFFSET
+    hp = _FNV_OFFSET
+    for q in range(n):
+        c = _code_point(b, q, w)
+        sp = np.int64(ws[_u(min(c, last_ws))])
+        bad |= np.int64((c >> 11) == 0x1B)  # U+D800..U+DFFF
+        cb[_u(k)] = c
+        if ids_mode == 1:
+            v = ctab[_u(c)]
+            new = (v >> 32) != stamp
+            v = (stamp << 32) | nv if new else v
+            ctab[_u(c)] = v
+            nv += new
+            ids[_u(k)] = v & _LOW32
+        elif ids_mode == 2:
+            v = ctab[_u(c)]
+            ids[_u(k)] = v & _LOW32 if (v >> 32) == stamp else nv
+        if words:
+            # a word starts here if this is not whitespace and the previous was; one ends here
+            # if this is whitespace and the previous was not (written always, kept on the event)
+            w_s[_u(n_s)] = k
+            w_e[_u(n_e)] = k
+            w_h[_u(n_e)] = np.int64(h)
+            w_p[_u(n_e)] = np.int64(hp)
+            n_s += prev & (sp ^ 1)
+            n_e += sp & (prev ^ 1)
+            hp = _FNV_OFFSET if sp else h
+            h = _FNV_OFFSET if sp else (h ^ np.uint64(c)) * _FNV_PRIME
+            prev = sp
+        k += keep | (sp ^ 1)
+    if words:
+        if prev == 0:
+            w_e[_u(n_e)] = k
+            w_h[_u(n_e)] = np.int64(h)
+            w_p[_u(n_e)] = np.int64(hp)
+            n_e += 1
+        t = _tokens(cb, n_e, w_s, w_e, w_h, w_p, punct, tok_s, tok_e, tok_h, t)
+    return k, t, nv, bad
+
+
+@jit
+def text_units(addr, n, w, keep_space, words, ws, punct, cb, tok_s, tok_e, tok_h):
+    """:func:`_load` of one text, without ids: ``(characters, tokens, 1 if a lone surrogate)``, written
+    to ``cb``/``tok_s``/``tok_e``/``tok_h`` (for the tests)."""
+    ctab = np.zeros(1, np.int64)
+    ids = np.zeros(1, np.int32)
+    m = max(n, 1)
+    w_s = np.empty(m + 1, np.int32)
+    w_e = np.empty(m + 1, np.int32)
+    w_h = np.empty(m + 1, np.int64)
+    w_p = np.empty(m + 1, np.int64)
+    k, t, _, bad = _load(addr, n, w, keep_space, words, 0, ws, punct, cb, ids, 0, w_s, w_e, w_h, w_p, tok_s, tok_e,
+                         tok_h, 0, ctab, 1, 0)
+    return k, t, bad
+
+
+@jit(inline=True)
+def _word_id(cb, s, e, h64, insert, g, stamp, shift, mask, hkey, hval, hhash):
+    """The pair-local id of the token ``cb[s:e]`` whose FNV hash is ``h64``: numbered from ``g`` if new
+    and ``insert`` (the hypothesis), -1 if new otherwise.  Returns ``(id, new g)``."""
+    umask = np.uint64(mask)
+    slot = (h64 * _GOLD) >> shift
+    hs = np.int64(h64)
+    while True:
+        v = hval[slot]
+        if (v >> 32) != stamp:
+            if not insert:
+                return -1, g
+            hval[slot] = (stamp << 32) | g
+            hkey[slot] = np.int64(s) | (np.int64(e) << 32)
+            hhash[slot] = hs
+            return g, g + 1
+        if hhash[slot] == hs:
+            o = hkey[slot]
+            os_ = o & _LOW32
+            oe = o >> 32
+            if oe - os_ == e - s:
+                same = True
+                for q in range(e - s):
+                    if cb[_u(os_ + q)] != cb[_u(s + q)]:
+                        same = False
+                        break
+                if same:
+                    return v & _LOW32, g
+        slot = (slot + np.uint64(1)) & umask
+
+
+@jit(inline=True)
+def _hashed_id(key, insert, g, stamp, shift, mask, hkey, hval):
+    """The id of an n-gram's exact key through the hash table: numbered ``g`` if new and ``insert``
+    (the hypothesis), ``g`` too if new otherwise (an id no hypothesis n-gram has).  Returns ``(id, new g)``."""
+    umask = np.uint64(mask)
+    slot = (np.uint64(key) * _GOLD) >> shift
+    while True:
+        v = hval[slot]
+        if (v >> 32) != stamp:
+            if not insert:
+                return g, g
+            hval[slot] = (stamp << 32) | g
+            hkey[slot] = key
+            return g, g + 1
+        if hkey[slot] == key:
+            return v & _LOW32, g
+        slot = (slot + np.uint64(1)) & umask
+
+
+@jit(inline=True)
+def _clip(huse, x, j, limit):
+    """One more occurrence of the n-gram ``x`` in reference ``j``: the clipped-use cell ``huse[x]``
+    (``reference << 32 | uses``; uses count from 0 again for each reference, and a cell is non-zero
+    once any reference has seen the n-gram) is updated; returns 1 if it matched, else 0.  No branch."""
+    v = huse[x]
+    v = v if (v >> 32) == j else j << 32
+    hit = np.int64((v & _LOW32) < limit)
+    huse[x] = v + hit
+    return hit
+
+
+@jit
+def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, huse, dense, hkey, hval, bits, stamp,
+            out, row0, col0):
+    """Statistics of orders ``1..max_order`` of one pair's unit ids; returns the last stamp used.
+
+    Text ``j`` (0: the hypothesis, then the references) has the unit ids
+    ``ids[ustart[j]:ustart[j] + ulen[j]]``: the hypothesis's are below
+    ``nv``, a reference's are those or ``nv`` (a unit the hypothesis lacks).
+    Reference ``j`` writes row ``row0 + j - 1`` of ``out``, columns
+    ``col0 + 3 * (n - 1) + (0, 1, 2)`` for order ``n``.
+
+    Each text keeps the list of its positions whose n-gram is shared
+    (``pos``, with that n-gram's id in ``pid``, from ``ustart[j]``,
+    ``npos[j]`` of them); only those are extended to the next order.
+    ``hcnt``/``huse``: per id of the current order, the hypothesis's count
+    and the clipped-use cell (:func:`_clip`).  At every order the id after
+    the hypothesis's last is a spare with count 0: a reference n-gram the
+    hypothesis lacks takes it, so that the loops need no branch on whether
+    it was found.
+    """
+    hs = ustart[0]
+    hl = ulen[0]
+    for n in range(1, max_order + 1):
+        col = col0 + 3 * (n - 1)
+        n_hyp = max(hl - n + 1, 0)
+        for j in range(1, n_texts):
+            n_ref = max(ulen[j] - n + 1, 0)
+            out[row0 + j - 1, col] = n_hyp if n_ref > 0 else 0
+            out[row0 + j - 1, col + 1] = n_ref
+    if max_order == 0:
+        return stamp
+    # order 1: the ids themselves
+    for c in range(nv + 1):
+        hcnt[c] = 0
+        huse[c] = 0
+    for q in range(hs, hs + hl):
+        hcnt[_u(ids[_u(q)])] += 1
+    for j in range(1, n_texts):
+        s = ustart[j]
+        k = s
+        m = 0
+        for q in range(s, s + ulen[j]):
+            c = ids[_u(q)]
+            m += _clip(huse, np.uint64(c), j, hcnt[np.uint64(c)])
+            pos[_u(k)] = q  # branch-free compaction: written always, kept if shared
+            pid[_u(k)] = c
+            k += c != nv
+        npos[j] = k - s
+        out[row0 + j - 1, col0 + 2] = m
+    k = hs
+    for q in range(hs, hs + hl):
+        c = ids[_u(q)]
+        pos[_u(k)] = q
+        pid[_u(k)] = c
+        k += huse[np.uint64(c)] != 0
+    npos[0] = k - hs
+    width = np.int64(nv + 1)  # unit ids are below this
+    g_prev = np.int64(nv)  # ids of the previous order's n-grams are below this
     mask = (1 << bits) - 1
     shift = np.uint64(64 - bits)
-    for k in range(first, first + count):
-        s = tok_s[k]
-        e = tok_e[k]
-        h64 = _word_hash(cps, s, e)
-        h = np.int64((h64 * _GOLD) >> shift)
-        while True:
-            if wgen[h] != gen:
-                wgen[h] = gen
-                wkeys[h] = k
-                whash[h] = h64
-                break
-            o = wkeys[h]
-            if whash[h] == h64:
-                os_ = tok_s[o]
-                oe = tok_e[o]
-                if oe - os_ == e - s:
-                    same = True
-                    for q in range(e - s):
-                        if cps[os_ + q] != cps[s + q]:
-                            same = False
-                            break
-                    if same:
+    for n in range(2, max_order + 1):
+        if npos[0] == 0:
+            break  # nothing shared: no match at this order or any above
+        col = col0 + 3 * (n - 1)
+        stamp += 1
+        dense_ok = g_prev * width <= DENSE  # keys are below this
+        tag = stamp << 32
+        # the hypothesis's n-grams that can still be shared, numbered from 0
+        end = hs + hl
+        g = 0
+        k = hs
+        for q in range(hs, hs + npos[0]):
+            p = pos[_u(q)]
+            if p + n > end:
+                break  # positions ascend: every later one is past the end too
+            key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
+            hcnt[_u(g)] = 0
+            huse[_u(g)] = 0
+            if dense_ok:
+                v = dense[np.uint64(key)]
+                new = (v >> 32) != stamp
+                x = g if new else v & _LOW32
+                dense[np.uint64(key)] = tag | x
+                g += new
+            else:
+                x, g = _hashed_id(key, True, g, stamp, shift, mask, hkey, hval)
+            hcnt[np.uint64(x)] += 1
+            pos[_u(k)] = p
+            pid[_u(k)] = x
+            k += 1
+        n_h = k - hs
+        hcnt[_u(g)] = 0  # the spare id
+        # every reference's: look up, clip, keep the shared positions
+        for j in range(1, n_texts):
+            s = ustart[j]
+            end = s + ulen[j]
+            k = s
+            m = 0
+            if n_h > 0:
+                for q in range(s, s + npos[j]):
+                    p = pos[_u(q)]
+                    if p + n > end:
                         break
-            h = (h + 1) & mask
-        base[at + k - first] = h
+                    key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
+                    if dense_ok:
+                        v = dense[np.uint64(key)]
+                        found = (v >> 32) == stamp
+                        x = v & _LOW32 if found else g
+                    else:
+                        x, _ = _hashed_id(key, False, g, stamp, shift, mask, hkey, hval)
+                        found = x != g
+                    m += _clip(huse, np.uint64(x), j, hcnt[np.uint64(x)])
+                    pos[_u(k)] = p
+                    pid[_u(k)] = x
+                    k += found
+            npos[j] = k - s
+            out[row0 + j - 1, col + 2] = m
+        # keep the hypothesis's shared positions
+        k = hs
+        for q in range(hs, hs + n_h):
+            x = pid[_u(q)]
+            pos[_u(k)] = pos[_u(q)]
+            pid[_u(k)] = x
+            k += huse[np.uint64(x)] != 0
+        npos[0] = k - hs
+        g_prev = g
+    return stamp
+
+
+@jit
+def _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep_space, ws, punct, out, cb, ids, pos,
+          pid, tok_s, tok_e, wid, w_h, w_p, tok_h, hcnt, huse, ctab, dense, hkey, hval, hhash, cstart, clen, tstart,
+          tlen, npos, stamp):
+    """The statistics of pair ``i`` into its rows of ``out``; returns ``(last stamp used, 1 if a lone surrogate)``."""
+    n_texts = ref_ptr[i + 1] - ref_ptr[i] + 1
+    row0 = ref_ptr[i]
+    words = word_order > 0
+    stamp += 1
+    k = 0
+    t = 0
+    nv = 0
+    bad = 0
+    for j in range(n_texts):
+        r = i if j == 0 else n_pairs + row0 + j - 1
+        cstart[j] = k
+        tstart[j] = t
+        mode = 0 if char_order == 0 else (1 if j == 0 else 2)
+        # pos/pid are free until the orders: the words' bounds go there
+        k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, mode, ws, punct, cb, ids, k, pos, pid,
+                            w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
+        bad |= b
+        clen[j] = k - cstart[j]
+        tlen[j] = t - tstart[j]
+    if char_order > 0:
+        stamp = _orders(ids, cstart, clen, n_texts, nv, char_order, pos, pid, npos, hcnt, huse, dense, hkey, hval,
+                        _bits_for(clen[0]), stamp, out, row0, 0)
+    if words:
+        stamp += 1
+        bits = _bits_for(tlen[0])
+        mask = (1 << bits) - 1
+        shift = np.uint64(64 - bits)
+        g = 0
+        for j in range(n_texts):
+            insert = j == 0
+            for q in range(tstart[j], tstart[j] + tlen[j]):
+                x, g = _word_id(cb, tok_s[q], tok_e[q], np.uint64(tok_h[q]), insert, g, stamp, shift, mask, hkey, hval,
+                                hhash)
+                wid[q] = x if x >= 0 else g  # the hypothesis's words are numbered first: g is final
+        stamp = _orders(wid, tstart, tlen, n_texts, g, word_order, pos, pid, npos, hcnt, huse, dense, hkey, hval,
+                        bits, stamp, out, row0, 3 * char_order)
+    return stamp, bad
+
+
+@jit
+def f_score(out, row, order, factor, eps_smoothing):
+    """sacreBLEU's ``CHRF._compute_f_score`` of ``out[row]`` (``order`` orders), the same float operations
+    in the same order (so the same bits; ``factor`` is ``beta ** 2`` as Python computes it)."""
+    eps = 1e-16
+    score = 0.0
+    effective = 0
+    avg_prec = 0.0
+    avg_rec = 0.0
+    for i in range(order):
+        n_hyp = out[row, 3 * i]
+        n_ref = out[row, 3 * i + 1]
+        n_match = out[row, 3 * i + 2]
+        prec = n_match / n_hyp if n_hyp > 0 else eps
+        rec = n_match / n_ref if n_ref > 0 else eps
+        denom = factor * prec + rec
+        score += ((1 + factor) * prec * rec / denom) if denom > 0 else eps
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += prec
+            avg_rec += rec
+            effective += 1
+    if eps_smoothing:
+        return 100 * score / order
+    if effective == 0:
+        avg_prec = 0.0
+        avg_rec = 0.0
+    else:
+        avg_prec /= effective
+        avg_rec /= effective
+    if avg_prec + avg_rec != 0:
+        f = (1 + factor) * avg_prec * avg_rec
+        f /= (factor * avg_prec) + avg_rec
+        return 100 * f
+    return 0.0
+
+
+@jit
+def _reset(ctab, dense, hval):
+    """Clear the stamped tables (before the stamps restart from 0)."""
+    ctab[:] = 0
+    dense[:] = 0
+    hval[:] = 0
 
 
 @jit(parallel=True)
-def pair_stats(chars, clen, cps, tok_s, tok_e, ntok, offs, n_pairs, ref_ptr, char_order, word_order, chunks,
-               alphabet):
-    """int64 statistics ``(n_refs_total, 3 * (char_order + word_order))``: one row per (pair, reference).
+def pair_stats(addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep_space, ws, punct, bounds, taken,
+               workers, factor, eps_smoothing, out, best, scores, bad, i32, w32, i64, u64, ctab, dense, hkey, hval,
+               hhash, small):
+    """int64 statistics into ``out`` ``(n_refs_total, 3 * (char_order + word_order))``: one row per (pair, reference).
 
-    ``chars``/``clen``/``tok_s``/``tok_e``/``ntok``: :func:`prepare`'s output;
-    ``chunks``: pair boundaries of the parallel work items; ``alphabet``:
-    one more than the largest code point.
+    ``bounds``: pair boundaries of the chunks the ``workers`` threads claim
+    (``taken``: :func:`vecscore.kernels.swar.work_counter`).  Scratch, one
+    row per worker: ``i32`` ``(workers, 4, U)`` int32 for ``U`` at least
+    the code points of any pair plus one; for chrF++ ``w32`` ``(workers, 3, U)`` int32 and ``u64``
+    ``(workers, 3, U)`` int64 (else ``U`` may be 1 there); ``i64`` ``(workers, 2, H)`` for
+    ``H`` at least the longest hypothesis plus one; ``ctab``
+    ``(workers, CODE_POINTS)``; ``dense`` ``(workers, DENSE + 1)``;
+    ``hkey``/``hval``/``hhash`` ``(workers, table_size(H))``; ``small``
+    ``(workers, 5, most references + 2)`` (all int64, the stamped tables zero).
+    ``best[i]``/``scores[i]``: the row of pair ``i``'s best reference (the first with the highest chrF,
+    as sacreBLEU picks it) and that chrF (:func:`f_score`, with ``factor`` and ``eps_smoothing``).
+    ``bad[0]`` becomes 1 if a text holds a lone surrogate.
     """
-    n_rows = ref_ptr[n_pairs]
-    width = 3 * (char_order + word_order)
-    out = np.zeros((n_rows, width), np.int64)
-    for c in prange(len(chunks) - 1):
-        p0 = chunks[c]
-        p1 = chunks[c + 1]
-        max_units = 1
-        max_texts = 1
-        for i in range(p0, p1):
-            u = clen[i]
-            w = ntok[i]
-            for r in range(ref_ptr[i], ref_ptr[i + 1]):
-                u += clen[n_pairs + r]
-                w += ntok[n_pairs + r]
-            max_units = max(max_units, u, w)
-            max_texts = max(max_texts, ref_ptr[i + 1] - ref_ptr[i] + 1)
-        size = 1 << _bits_for(max_units)
-        base = np.empty(max_units, np.int64)
-        pos = np.empty(max_units, np.int64)
-        slots = np.empty(max_units, np.int64)
-        tab = np.zeros((size, 4), np.int64)
-        c_cnt = np.zeros(alphabet, np.int64)
-        c_use = np.zeros(alphabet, np.int64)
-        c_id = np.zeros(alphabet, np.int64)
-        w_cnt = np.zeros(size, np.int64)
-        w_use = np.zeros(size, np.int64)
-        w_id = np.zeros(size, np.int64)
-        b_cnt = np.zeros(_DIRECT_IDS * _DIRECT_IDS, np.int64)
-        b_use = np.zeros(_DIRECT_IDS * _DIRECT_IDS, np.int64)
-        wkeys = np.empty(size, np.int64)
-        whash = np.empty(size, np.uint64)
-        wgen = np.zeros(size, np.int64)
-        gen = 0
-        loff = np.empty(max_texts + 1, np.int64)
-        ustart = np.empty(max_texts, np.int64)
-        lens = np.empty(max_texts, np.int64)
-        npos = np.empty(max_texts, np.int64)
-        for i in range(p0, p1):
-            n_texts = ref_ptr[i + 1] - ref_ptr[i] + 1
-            row0 = ref_ptr[i]
-            at = 0
-            for j in range(n_texts):
-                t = i if j == 0 else n_pairs + ref_ptr[i] + j - 1
-                loff[j] = at
-                ustart[j] = offs[t]
-                lens[j] = clen[t]
-                at += clen[t]
-            gen = _orders(chars, ustart, lens, loff, n_texts, char_order, _bits_for(lens[0]), gen, tab, c_cnt, c_use,
-                          c_id, b_cnt, b_use, pos, slots, npos, out, row0, 0)
-            if word_order == 0:
-                continue
-            at = 0
-            for j in range(n_texts):
-                t = i if j == 0 else n_pairs + ref_ptr[i] + j - 1
-                loff[j] = at
-                ustart[j] = at
-                lens[j] = ntok[t]
-                at += ntok[t]
-            bits = _bits_for(at)
-            gen += 1
-            for j in range(n_texts):
-                t = i if j == 0 else n_pairs + ref_ptr[i] + j - 1
-                _intern_words(cps, tok_s, tok_e, offs[t], ntok[t], wkeys, whash, wgen, gen, bits, base, loff[j])
-            gen = _orders(base, ustart, lens, loff, n_texts, word_order, _bits_for(lens[0]), gen, tab, w_cnt, w_use,
-                          w_id, b_cnt, b_use, pos, slots, npos, out, row0, 3 * char_order)
-    return out
+    n_chunks = len(bounds) - 1
+    for worker in prange(workers):  # each worker claims chunks until none is left
+        cb = i32[worker, 0]
+        ids = i32[worker, 1]
+        pos = i32[worker, 2]
+        pid = i32[worker, 3]
+        tok_s = w32[worker, 0]
+        tok_e = w32[worker, 1]
+        wid = w32[worker, 2]
+        w_h = u64[worker, 0]
+        w_p = u64[worker, 1]
+        tok_h = u64[worker, 2]
+        hcnt = i64[worker, 0]
+        huse = i64[worker, 1]
+        wc = ctab[worker]
+        wd = dense[worker]
+        wk = hkey[worker]
+        wv = hval[worker]
+        wh = hhash[worker]
+        cstart = small[worker, 0]
+        clen = small[worker, 1]
+        tstart = small[worker, 2]
+        tlen = small[worker, 3]
+        npos = small[worker, 4]
+        stamp = 0
+        while True:
+            c = claim(taken, worker, workers)
+            if c >= n_chunks:
+                break
+            lo = bounds[c]
+            hi = bounds[c + 1]
+            for i in range(lo, hi):
+                if i + _AHEAD < hi:
+                    a = i + _AHEAD
+                    prefetch(addrs[a])
+                    for r in range(ref_ptr[a], ref_ptr[a + 1]):
+                        prefetch(addrs[n_pairs + r])
+                if stamp > _STAMP_MAX:
+                    _reset(wc, wd, wv)
+                    stamp = 0
+                stamp, b = _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep_space, ws,
+                                 punct, out, cb, ids, pos, pid, tok_s, tok_e, wid, w_h, w_p, tok_h, hcnt, huse, wc, wd,
+                                 wk, wv, wh, cstart, clen, tstart, tlen, npos, stamp)
+                if b:
+                    bad[0] = 1
+                top = -1.0
+                for r in range(ref_ptr[i], ref_ptr[i + 1]):
+                    f = f_score(out, r, char_order + word_order, factor, eps_smoothing)
+                    if f > top:
+                        top = f
+                        best[i] = r
+                scores[i] = top
