@@ -32,18 +32,9 @@ class SharedBleuSpec(BleuSpec):
 
     shared: object = None
 
-    def score(self, hyps, refs):
-        from vecscore.bleu.api import sentence_bleu_from_stats
-
-        st = self.shared.bleu_statistics(  # type: ignore[attr-defined]
+    def statistics(self, hyps, refs):
+        return self.shared.bleu_statistics(  # type: ignore[attr-defined]
             hyps, max_ngram_order=self.order, brevity_penalty=self.options.get("brevity_penalty", "closest"))
-        scored = sentence_bleu_from_stats(st, **self._score_options())
-        stats = {"bleu_sys_len": st.sys_len, "bleu_ref_len": st.ref_len, "bleu_nrefs": st.nrefs}
-        for k in range(st.max_order):
-            stats[f"bleu_correct_{k + 1}"] = np.ascontiguousarray(st.correct[:, k])
-        for k in range(st.max_order):
-            stats[f"bleu_total_{k + 1}"] = np.ascontiguousarray(st.total[:, k])
-        return {"bleu_score": np.asarray(scored.score, np.float64)}, stats, scored.signature
 
 
 @dataclass(frozen=True)

@@ -200,11 +200,17 @@ class BleuSpec:
     def order(self) -> int:
         return int(self.options.get("max_ngram_order", 4))
 
-    def score(self, hyps, refs):
-        from vecscore.bleu.api import bleu_statistics, sentence_bleu_from_stats
+    def statistics(self, hyps, refs):
+        """The per-pair :class:`~vecscore.BleuStats` of a chunk."""
+        from vecscore.bleu.api import bleu_statistics
 
-        st = bleu_statistics(hyps, refs, refs_layout="per-example",
-                             **{k: v for k, v in self.options.items() if k in _BLEU_STAT_OPTIONS})
+        return bleu_statistics(hyps, refs, refs_layout="per-example",
+                               **{k: v for k, v in self.options.items() if k in _BLEU_STAT_OPTIONS})
+
+    def score(self, hyps, refs):
+        from vecscore.bleu.api import sentence_bleu_from_stats
+
+        st = self.statistics(hyps, refs)
         scored = sentence_bleu_from_stats(st, **self._score_options())
         stats = {"bleu_sys_len": st.sys_len, "bleu_ref_len": st.ref_len, "bleu_nrefs": st.nrefs}
         for k in range(st.max_order):

@@ -347,7 +347,8 @@ def _utf8_len(c):
 
 
 @jit
-def _put_utf8(out, p, c):
+def put_utf8(out, p, c):
+    """Write code point ``c`` as UTF-8 at ``out[p:]``; returns the next ``p``."""
     if c < 0x80:
         out[p] = c
         return p + 1
@@ -389,7 +390,7 @@ def _emit(src, n, table, single, out, p, starts, ends, t):
         if not inside:
             starts[t] = p
             inside = True
-        p = _put_utf8(out, p, c)
+        p = put_utf8(out, p, c)
     if inside:
         ends[t] = p
         t += 1

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.bleu_tokenize import put_utf8
 from vecscore.kernels.in_place import TextRows
 from vecscore.kernels.swar import ctz, text_at, word_at
 
@@ -109,20 +110,7 @@ def _put(out, p, c, mode):
     if _wide_space(c):
         out[p] = 32
         return p + 1
-    if c < 0x800:
-        out[p] = 0xC0 | (c >> 6)
-        out[p + 1] = 0x80 | (c & 0x3F)
-        return p + 2
-    if c < 0x10000:
-        out[p] = 0xE0 | (c >> 12)
-        out[p + 1] = 0x80 | ((c >> 6) & 0x3F)
-        out[p + 2] = 0x80 | (c & 0x3F)
-        return p + 3
-    out[p] = 0xF0 | (c >> 18)
-    out[p + 1] = 0x80 | ((c >> 12) & 0x3F)
-    out[p + 2] = 0x80 | ((c >> 6) & 0x3F)
-    out[p + 3] = 0x80 | (c & 0x3F)
-    return p + 4
+    return put_utf8(out, p, c)
 
 
 @jit
