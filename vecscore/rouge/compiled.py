@@ -32,26 +32,32 @@ def compiled_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_
     return [metric_stats(batch, kind, param, wlcs) for kind, param in parsed], batch.ref_ptr
 
 
-def rouge_n_stats(batch: PairBatch, n: int):
-    """Per reference row: clipped n-gram hits and reference n-gram count; per pair: hypothesis count."""
+def rouge_n_stats(batch: PairBatch, n: int, pairs=None, n_hyps: int | None = None):
+    """Per compared reference row: clipped n-gram hits and reference n-gram count; per hypothesis: its count.
+
+    ``pairs``, ``n_hyps``: as :func:`metric_stats`.
+    """
+    owner, ref_rows = pairs if pairs is not None else (batch.owner, batch.ref_rows)
     c = ngram_counts(batch.texts, n, batch.n_vocab)
-    hits = overlap(c, batch.owner, batch.ref_rows)
-    return hits, c.totals[: batch.n_pairs], c.totals[batch.n_pairs :]
+    hits = overlap(c, owner, ref_rows)
+    return hits, c.totals[: batch.n_pairs if n_hyps is None else n_hyps], c.totals[ref_rows]
 
 
-def metric_stats(batch: PairBatch, kind: str, param, wlcs: str = "rouge155"):
+def metric_stats(batch: PairBatch, kind: str, param, wlcs: str = "rouge155", pairs=None, n_hyps: int | None = None):
     """``(hits, hyp_count, ref_count, exponent)`` of one metric.
 
-    ``hits`` and ``ref_count`` per reference row, ``hyp_count`` per pair;
+    ``hits`` and ``ref_count`` per compared reference row, ``hyp_count`` per hypothesis;
     ``exponent`` is ``None``, or ROUGE-W's alpha: its statistics are weighted by ``f(k) = k ** alpha`` and
-    its ratios go through ``f^-1`` (:class:`vecscore.rouge.stats.RougeStats`).
+    its ratios go through ``f^-1`` (:class:`vecscore.rouge.stats.RougeStats`).  ``pairs``: the
+    ``(hypothesis rows, reference rows)`` of the batch's texts to compare (default: every pair with its
+    references); ``n_hyps``: the hypotheses are the batch's first ``n_hyps`` texts (default: its pairs).
     """
     if kind == "n":
-        return (*rouge_n_stats(batch, int(param)), None)
+        return (*rouge_n_stats(batch, int(param), pairs, n_hyps), None)
     t = batch.texts
+    owner, ref_rows = pairs if pairs is not None else (batch.owner, batch.ref_rows)
     lengths = t.lengths
-    hyp_len, ref_len = lengths[: batch.n_pairs], lengths[batch.n_pairs :]
-    owner, ref_rows = batch.owner, batch.ref_rows
+    hyp_len, ref_len = lengths[: batch.n_pairs if n_hyps is None else n_hyps], lengths[ref_rows]
     if kind == "L":
         hits = lcs_length_pairs(t.ids, t.offsets, t.ids, t.offsets, owner, ref_rows, vocab_size=batch.n_vocab)
         return hits, hyp_len, ref_len, None

@@ -23,12 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from vecscore.engine.batch import build_batch
-from vecscore.engine.counts import ngram_counts, overlap
 from vecscore.errors import VecscoreError
-from vecscore.kernels.lcs import lcs_length_pairs
-from vecscore.kernels.union_lcs import union_lcs_hits_pairs
-from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 from vecscore.rouge.api import WLCS_MODES, make_transform, rouge_signature, validate_metrics
+from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
 from vecscore.rouge.results import RougeResult, Score
@@ -45,34 +42,11 @@ _EMPTY = {"text": "", "tokens": [[]], "ids": np.zeros(0, np.int64)}
 
 
 def _block_stats(batch, n: int, n_refs: int, kind: str, param, wlcs: str):
-    """``(hits, hyp_count, ref_count, exponent)`` per (hypothesis, reference), hypothesis-major."""
-    t = batch.texts
+    """``(hits, hyp_count, ref_count, exponent)`` per (hypothesis, reference), hypothesis-major: the batch's first
+    ``n`` texts are the hypotheses, the next ``n_refs`` the references."""
     hyp_rows = np.repeat(np.arange(n, dtype=np.int64), n_refs)
     ref_rows = np.tile(np.arange(n, n + n_refs, dtype=np.int64), n)
-    lengths = t.lengths
-    if kind == "n":
-        c = ngram_counts(t, int(param), batch.n_vocab)
-        hits = overlap(c, hyp_rows, ref_rows)
-        return hits, c.totals[:n], np.tile(c.totals[n:n + n_refs], n), None
-    hyp_len, ref_len = lengths[:n], np.tile(lengths[n:n + n_refs], n)
-    if kind == "L":
-        hits = lcs_length_pairs(t.ids, t.offsets, t.ids, t.offsets, hyp_rows, ref_rows, vocab_size=batch.n_vocab)
-        return hits, hyp_len, ref_len, None
-    so, ts = batch.sentences if batch.sentences is not None else (None, None)
-    if kind == "Lsum":
-        hits = union_lcs_hits_pairs(t.ids, so, ts, t.ids, so, ts, hyp_rows, ref_rows, vocab_size=batch.n_vocab)
-        return hits, hyp_len, ref_len, None
-    alpha = float(param)
-
-    def f(x):
-        return np.power(np.asarray(x, np.float64), alpha)
-
-    if wlcs == "textbook":
-        w = wlcs_lin_pairs(t.ids, t.offsets, t.ids, t.offsets, hyp_rows, ref_rows, alpha=alpha)
-        return w, f(hyp_len), f(ref_len), alpha
-    whit, wbase = wlcs_perl_pairs(t.ids, so, ts, t.ids, so, ts, hyp_rows, ref_rows, alpha=alpha,
-                                  vocab_size=batch.n_vocab)
-    return whit, f(hyp_len), f(wbase), alpha
+    return metric_stats(batch, kind, param, wlcs, pairs=(hyp_rows, ref_rows), n_hyps=n)
 
 
 def shared_rouge(
