@@ -21,7 +21,8 @@ def _cell(cells: list, tool: str) -> str:
             out.append("n/a")
             continue
         label = c["tool"][len(tool):].strip()
-        out.append(f"{c['rate']:,.0f}" + (f" ({label})" if label else ""))
+        rate = f"{c['rate']:,.0f}" if c["rate"] >= 10 else f"{c['rate']:.2g}"
+        out.append(rate + (f" ({label})" if label else ""))
     return ", ".join(out)
 
 
