@@ -38,14 +38,6 @@ def _split(stats: np.ndarray, k: int, n: int) -> list[np.ndarray]:
     return [stats[i * n:(i + 1) * n] for i in range(k)]
 
 
-def _bleu(metric) -> MetricAdapter:
-    return bleu_adapter(metric)
-
-
-def _chrf(metric) -> MetricAdapter:
-    return chrf_adapter(metric)
-
-
 def _ter(metric) -> MetricAdapter:
     from vecscore.ter.api import corpus_score_from_stats
 
@@ -265,9 +257,9 @@ def adapt(metric) -> MetricAdapter:
         cls = {"BLEU": BLEU, "CHRF": CHRF, "TER": TER}[_NAMES[metric.lower()]]
         metric = cls(word_order=2) if metric.lower() == "chrf++" else cls()
     if isinstance(metric, BLEU):
-        return _caching(_bleu, metric)
+        return _caching(bleu_adapter, metric)
     if isinstance(metric, CHRF):
-        return _caching(_chrf, metric)
+        return _caching(chrf_adapter, metric)
     if isinstance(metric, TER):
         return _caching(_ter, metric)
     raise VecscoreError(f"metric must be vecscore.BLEU/CHRF/TER, a RougeMetric or a name, not "
