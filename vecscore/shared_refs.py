@@ -110,6 +110,7 @@ class SharedReferences:
         self.n_refs = len(refs)
         self._references = refs
         self._bleu = None
+        self._ref_chars: int | None = None
 
     def __len__(self) -> int:
         return self.n_refs
@@ -119,6 +120,25 @@ class SharedReferences:
                 f"lowercase={self.lowercase})")
 
     # --- inputs -------------------------------------------------------------------------------
+
+    def _bleu_stats(self, rows: list, max_order: int, brevity_penalty: str):
+        """``(stats, formulas)``: a small job on text takes the plain route (the references repeated per
+        hypothesis, as any small :func:`vecscore.bleu_statistics` call; no numba to load), others the shared
+        table (which also checks token lists and ids, naming the bad token)."""
+        from vecscore.bleu import plain as plain_bleu
+        from vecscore.bleu import plain_formulas
+        from vecscore.route import PLAIN_MAX_CHARS
+
+        if self._ref_chars is None:
+            self._ref_chars = plain_bleu.text_size(self.kind, (), self._references)
+        if self.kind == "text" and rows and len(rows) * self._ref_chars <= PLAIN_MAX_CHARS:
+            plain = plain_bleu.plain_inputs(rows, [self._references] * len(rows), kind=self.kind,
+                                            tokenize=self.tokenize, refs_layout="per-example")
+            if plain is not None:
+                stats = plain_bleu.bleu_stats(*plain, kind=self.kind, tokenize=self.tokenize, lowercase=self.lowercase,
+                                              max_order=max_order, brevity_penalty=brevity_penalty)
+                return stats, plain_formulas
+        return self._bleu_table().statistics(rows, max_order, brevity_penalty), bf
 
     def _bleu_table(self):
         if self._bleu is None:
@@ -154,7 +174,7 @@ class SharedReferences:
         """
         opts = Options(self.tokenize, self.lowercase, max_ngram_order=max_ngram_order,
                        brevity_penalty=brevity_penalty)
-        return self._bleu_table().statistics(self._hyps(hyps), opts.max_ngram_order, opts.brevity_penalty)
+        return self._bleu_stats(self._hyps(hyps), opts.max_ngram_order, opts.brevity_penalty)[0]
 
     def _sacre_options(self, **kw) -> dict:
         return dict(tokenize=self.tokenize, lowercase=self.lowercase, **kw)
@@ -172,9 +192,8 @@ class SharedReferences:
         o = Options(**self._sacre_options(smooth_method=smooth_method, smooth_value=smooth_value,
                                           max_ngram_order=max_ngram_order, effective_order=effective_order,
                                           brevity_penalty=brevity_penalty))
-        stats = self._bleu_table().statistics(self._hyps([hyps] if one else hyps), o.max_ngram_order,
-                                              o.brevity_penalty)
-        scores = sentence_result(stats, o, bf)
+        stats, formulas = self._bleu_stats(self._hyps([hyps] if one else hyps), o.max_ngram_order, o.brevity_penalty)
+        scores = sentence_result(stats, o, formulas)
         return scores[0] if one else scores
 
     def corpus_bleu(self, hyps: Iterable[Any], *, smooth_method: str = "exp", smooth_value: float | None = None,
@@ -185,18 +204,18 @@ class SharedReferences:
                                           max_ngram_order=max_ngram_order, effective_order=effective_order,
                                           brevity_penalty=brevity_penalty, force=force))
         rows = self._hyps(hyps)
-        stats = self._bleu_table().statistics(rows, o.max_ngram_order, o.brevity_penalty)
+        stats, formulas = self._bleu_stats(rows, o.max_ngram_order, o.brevity_penalty)
         warn_tokenized(rows, self.kind, o)
         warn_cjk(rows, self.kind, o)
-        return corpus_result(stats, o, bf)
+        return corpus_result(stats, o, formulas)
 
     def _nltk_stats(self, hyps, weights, smoothing, epsilon, alpha, k, brevity_penalty):
         from vecscore.bleu.nltk import nltk_max_order, nltk_smoothing
 
         method, epsilon, alpha, k = nltk_smoothing(smoothing, epsilon, alpha, k)
         order = nltk_max_order(weights, method)
-        stats = self._bleu_table().statistics(self._hyps(hyps), order, brevity_penalty)
-        return stats, dict(weights=weights, smoothing=method, epsilon=epsilon, alpha=alpha, k=k)
+        stats, formulas = self._bleu_stats(self._hyps(hyps), order, brevity_penalty)
+        return stats, formulas, dict(weights=weights, smoothing=method, epsilon=epsilon, alpha=alpha, k=k)
 
     def nltk_sentence_bleu(self, hyps: Iterable[Any], *,
                            weights: Sequence[float] | Sequence[Sequence[float]] = _NLTK_WEIGHTS,
@@ -213,8 +232,8 @@ class SharedReferences:
         ndarray
             Shape ``(N,)`` for one weight tuple, ``(n_weights, N)`` for a list.
         """
-        s, kw = self._nltk_stats(hyps, weights, smoothing, epsilon, alpha, k, brevity_penalty)
-        return bf.nltk_sentence(s.sys_len, s.ref_len, s.correct.T, s.total.T, auto_reweigh=auto_reweigh,
+        s, formulas, kw = self._nltk_stats(hyps, weights, smoothing, epsilon, alpha, k, brevity_penalty)
+        return formulas.nltk_sentence(s.sys_len, s.ref_len, s.correct.T, s.total.T, auto_reweigh=auto_reweigh,
                                 on_error=on_error, **kw)
 
     def nltk_corpus_bleu(self, hyps: Iterable[Any], *,
@@ -223,8 +242,8 @@ class SharedReferences:
                          alpha: float = 5, k: float = 5, auto_reweigh: bool = False,
                          brevity_penalty: str = "closest", on_error: str = "raise") -> float | np.ndarray:
         """NLTK's ``corpus_bleu([references] * N, hyps, ...)`` (0..1); options as :meth:`nltk_sentence_bleu`."""
-        s, kw = self._nltk_stats(hyps, weights, smoothing, epsilon, alpha, k, brevity_penalty)
-        return bf.nltk_corpus(s.sys_len, s.ref_len, s.correct.T, s.total.T, auto_reweigh=auto_reweigh,
+        s, formulas, kw = self._nltk_stats(hyps, weights, smoothing, epsilon, alpha, k, brevity_penalty)
+        return formulas.nltk_corpus(s.sys_len, s.ref_len, s.correct.T, s.total.T, auto_reweigh=auto_reweigh,
                               on_error=on_error, **kw)
 
     # --- ROUGE ----------------------------------------------------------------------------------
