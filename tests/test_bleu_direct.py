@@ -131,3 +131,44 @@ def test_pairs_around_32_and_64_tokens_equal_the_counter_twin(seed, n_refs, orde
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order, mask)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist()
     assert np.array_equal(got, correct.T)
+
+
+# zh: "Chinese" characters of both range sets (U+2014 and U+2190 lie in sacreBLEU's malformed U+2001..U+2A6D row,
+# U+20000 only in zh-fixed's), fullwidth forms, ideographic space and punctuation, and '.'/',' at a text's ends,
+# where zh's unpadded rules differ from 13a's
+_ZH_PIECES = ["中", "文字", "。", "，", "\u3000", "\uff0c", "\uff21", "\u2014", "\u2190", "\U00020000", "\u4e00x",
+              "5.", ".5", ",", ".", "9,", ",1", "a.", "3.5", "&amp;", "<skipped>", "-\n", "10-4", "ab", "Ünï", "", "\t"]
+_zh_text = st.lists(st.sampled_from(_ZH_PIECES + _PIECES[:12]), max_size=12).map(lambda xs: "".join(
+    x if i % 3 else " " + x for i, x in enumerate(xs)))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_zh_text, st.lists(_zh_text, min_size=1, max_size=3)), min_size=1, max_size=6),
+       st.integers(1, 4))
+def test_zh_kernel_equals_sacrebleu_tokens(pairs, order):
+    """``zh`` on the per-pair kernel: sacreBLEU's ``TokenizerZh`` tokens, counted by the Counter twin."""
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+    zh = TokenizerZh()
+    hyps = [h for h, _ in pairs]
+    refs = [rs for _, rs in pairs]
+    sys_len, ref_len, correct, total = corpus_stats(
+        [zh(h.rstrip()).split() for h in hyps], [[zh(r.rstrip()).split() for r in rs] for rs in refs], order)
+    s = direct_stats(hyps, refs, tokenize="zh", lowercase=False, max_order=order, brevity_penalty="closest",
+                     refs_layout="per-example")
+    assert s.sys_len.tolist() == sys_len.tolist() and s.ref_len.tolist() == ref_len.tolist()
+    assert np.array_equal(s.correct, correct.T) and np.array_equal(s.total, total.T)
+
+
+@pytest.mark.parametrize("tokenize", ["zh", "zh-fixed"])
+def test_zh_kernel_equals_the_general_route(tokenize):
+    """Both zh range sets: the per-pair kernel's statistics equal the general route's, texts whose ends hold
+    ``.``/``,`` included (those pairs are scored again on the general route)."""
+    from vecscore.bleu.direct import general_stats
+
+    hyps = ["中文 测试 5.", ".5 文字。", "\U00020000\U00020001 x", "a,b 中\u3000国", "\u2014 dash \u2190", "", "9,"]
+    refs = [["中文测试 5 ."], ["文字。 .5", "x"], ["\U00020000 x"], ["a , b 中国"], ["\u2014dash"], ["a"], [",9"]]
+    kw = dict(tokenize=tokenize, lowercase=False, max_order=4, brevity_penalty="closest", refs_layout="per-example")
+    fast, general = direct_stats(hyps, refs, **kw), general_stats(hyps, refs, **kw)
+    for f in ("sys_len", "ref_len", "correct", "total", "nrefs"):
+        assert np.array_equal(getattr(fast, f), getattr(general, f)), f

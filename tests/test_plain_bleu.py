@@ -433,3 +433,29 @@ def test_cached_references_switch_to_the_per_pair_kernel(monkeypatch):
         assert (s.score, list(s.counts), list(s.totals), s.sys_len, s.ref_len) == \
                (want.score, list(want.counts), list(want.totals), want.sys_len, want.ref_len)
     assert scorer.get_signature().split("|version")[0] == str(oracle.get_signature()).split("|version")[0]
+
+
+def test_cached_single_references_are_read_once(monkeypatch):
+    """With one reference per segment, the per-pair kernel reads the cached references as prepared on the first
+    call (non-ASCII ones transcoded once); every later call gives sacreBLEU's numbers, and a bad hypothesis is
+    still named."""
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    refs = ["the cat — is on the mat", "日本語の テキスト です", "naïve café x", "", "a b c d e f"]
+    oracle = sacrebleu.BLEU(references=[refs])
+    scorer = BLEU(references=[refs])
+    for hyps in (["the cat sat on the mat", "日本語 の テキスト", "naive café x", "z", "a b c d e f"],
+                 ["cat — mat", "テキスト です", "café", "", "f e d c b a"]):
+        for _ in range(2):
+            got, want = scorer.corpus_score(hyps), oracle.corpus_score(hyps, None)
+            assert (got.score, list(got.counts), list(got.totals), got.sys_len, got.ref_len) == \
+                   (want.score, list(want.counts), list(want.totals), want.sys_len, want.ref_len)
+            sent = scorer.sentence_scores(hyps)
+            want_sent = [sacrebleu.BLEU().sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+            assert np.max(np.abs(np.asarray(sent.score) - want_sent)) <= 1e-9
+    assert scorer._ready  # the references were prepared once and reused
+    with pytest.raises(VecscoreError, match=r"hyps\[2\]"):
+        scorer.corpus_score(["a", "b", "bad \ud800", "c", "d"])
+    with pytest.raises(VecscoreError, match=r"hyps\[1\]"):
+        scorer.corpus_score(["a", 3, "c", "d", "e"])
+    with pytest.raises(VecscoreError, match="5"):
+        scorer.corpus_score(["a", "b"])

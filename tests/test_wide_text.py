@@ -23,6 +23,8 @@ from vecscore.kernels.wide_text import (
     ROUGE_SCORE,
     UTF8,
     WIDE_SPACES,
+    ZH,
+    ZH_FIXED,
     rouge_score_bytes,
     sacrebleu_utf8,
     transcode_rows,
@@ -30,6 +32,7 @@ from vecscore.kernels.wide_text import (
 from vecscore.rouge.api import parse_metric
 from vecscore.rouge.direct import direct_stats as rouge_direct
 from vecscore.rouge.direct import lowered_utf8
+from vecscore.text.unicode_tables import ZH_FIXED_RANGES, flag_table
 
 #: tests of the reading itself; the rest also run with VECSCORE_FAST_PATH=0 (rows encoded by the twins)
 in_place = pytest.mark.skipif(str_rows([]) is None, reason="this Python's str cannot be read in place")
@@ -87,13 +90,33 @@ def _utf8_passing(text: str) -> bytes:
     return text.translate({c: " " for c in WIDE_SPACES}).encode("utf-8", "surrogatepass")
 
 
+def _zh_passing(chinese) -> object:
+    """``ZH``'s bytes: the characters for which ``chinese`` holds spaced as sacreBLEU's zh does, the rest as
+    :func:`_utf8_passing` writes them."""
+    def twin(text: str) -> bytes:
+        return _utf8_passing("".join(f" {c} " if chinese(c) and not c.isspace() else c for c in text))
+    return twin
+
+
+def _sacrebleu_chinese(c: str) -> bool:
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+    return TokenizerZh._is_chinese_char(c)
+
+
+def _zh_fixed_chinese(c: str) -> bool:
+    return any(a <= ord(c) <= b for a, b in ZH_FIXED_RANGES)
+
+
 @in_place
-@pytest.mark.parametrize("mode,twin", [(ROUGE_SCORE, rouge_score_bytes), (UTF8, _utf8_passing)])
+@pytest.mark.parametrize("mode,twin", [(ROUGE_SCORE, rouge_score_bytes), (UTF8, _utf8_passing),
+                                       (ZH, _zh_passing(_sacrebleu_chinese)),
+                                       (ZH_FIXED, _zh_passing(_zh_fixed_chinese))],
+                         ids=["rouge-score", "utf8", "zh", "zh-fixed"])
 def test_transcoding_equals_the_twin_on_every_code_point(mode, twin):
     texts = _chunks(4093) + ["é" * 9, "ü" + "abcdefgh" * 5, "\u201e" + "abcd" * 9, "😀", "İ" * 5, "\U0001f600\udfff"]
     rows = str_rows(texts)
     assert {int(w) for w in rows.width} == {1, 2, 4}
-    got, lone = transcode_rows(rows, np.flatnonzero(rows.kind == NON_ASCII), mode)
+    got, lone = transcode_rows(rows, np.flatnonzero(rows.kind == NON_ASCII), mode, flag_table())
     assert (got.kind == ASCII).all()
     assert lone.tolist() == [i for i, t in enumerate(texts) if re.search("[\ud800-\udfff]", t)]
     assert len(lone) == 2  # the chunk of the surrogates, and the last text

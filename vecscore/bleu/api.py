@@ -91,7 +91,7 @@ __all__ = [
 ]
 
 #: the tokenizers of the per-pair kernel (:mod:`vecscore.bleu.direct`; without lowercasing)
-_PER_PAIR_TOKENIZERS = ("13a", "none", "char")
+_PER_PAIR_TOKENIZERS = ("13a", "none", "char", "zh", "zh-fixed")
 #: a row of scores from statistics counts as this many characters for the route
 #: (:func:`vecscore.route.use_plain`): the plain formulas cost about 4 us a row, 16 characters of rouge1
 _ROW_CHARS = 16
@@ -364,6 +364,7 @@ class BLEU:
         self.refs_layout = check_layout(refs_layout, auto=False)
         self._nrefs = None
         self._refs_rows: list | None = None  # the cached references per pair, for the per-pair kernel
+        self._ready: Any = None  # those references read once for the kernel (one per pair), False: they cannot be
         self._work = 0  # characters scored against the cached references so far
         self._ref_chars = 0
         self._cache = None if references is None else self._cache_references(references)
@@ -395,7 +396,10 @@ class BLEU:
         self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
         o = self._opts
         if kind == "text" and o.tokenize in _PER_PAIR_TOKENIZERS and not o.lowercase:
-            self._refs_rows = [flat[a:b] for a, b in zip(ref_ptr[:-1].tolist(), ref_ptr[1:].tolist())]
+            one_each = len(flat) == n and bool((np.diff(ref_ptr) == 1).all())
+            # one reference per pair: the flat list itself, which the per-pair kernel reads as it is
+            self._refs_rows = list(flat) if one_each else [flat[a:b] for a, b in zip(ref_ptr[:-1].tolist(),
+                                                                                         ref_ptr[1:].tolist())]
             self._ref_chars = plain_bleu.text_size(kind, (), flat)
         options = dict(kind=kind, tokenize=o.tokenize, lowercase=o.lowercase, max_order=o.max_ngram_order)
         if use_plain(plain_bleu.supports(kind, o.tokenize), lambda: plain_bleu.text_size(kind, (), flat)):
@@ -415,10 +419,31 @@ class BLEU:
             )
         if self._refs_rows is not None and self._per_pair_wins(hyps, kind):
             with route.preferred("compiled"):
+                ready = self._ready_stats(hyps, kind)
+                if ready is not None:
+                    return ready, bf
                 stats, _, formulas = _stats(hyps, self._refs_rows, self._opts, "per-example")
             return stats, formulas
         plain = isinstance(c, plain_bleu.RefTable)
         return c.statistics(hyps, self._opts.brevity_penalty), (plain_formulas if plain else bf)
+
+    def _ready_stats(self, hyps, kind: str) -> BleuStats | None:
+        """Statistics on the per-pair kernel against the cached references as it reads them, prepared on the
+        first call (one reference per pair: :func:`vecscore.engine.pair_rows.ready_rows`), or ``None``."""
+        if self._ready is None:
+            one_each = len(self._refs_rows or ()) == len(hyps) and all(type(r) is str for r in self._refs_rows or ())
+            self._ready = (one_each and _compiled().ready_references(self._refs_rows, self._opts.tokenize)) or False
+        if self._ready is False:
+            return None
+        o = self._opts
+        hyps = as_rows(hyps, "hyps")
+        with unicode_errors(hyps, self._refs_rows):
+            stats = _compiled().direct_stats(hyps, self._ready, tokenize=o.tokenize, lowercase=o.lowercase,
+                                             max_order=o.max_ngram_order, brevity_penalty=o.brevity_penalty,
+                                             refs_layout="per-example")
+        if stats is not None:
+            note_compiled(plain_bleu.warm_key(kind, o.tokenize))
+        return stats
 
     def _per_pair_wins(self, hyps, kind: str) -> bool:
         """Whether this call scores against the cached references with the per-pair kernel (which tokenizes the

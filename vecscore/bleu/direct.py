@@ -6,10 +6,14 @@ loads numba.
 
 For a batch of ``str`` (read in place, see :mod:`vecscore.engine.pair_rows`;
 non-ASCII rows as UTF-8, :data:`vecscore.kernels.wide_text.UTF8`), tokenized by
-``13a``, ``none`` or ``char`` without lowercasing, every statistic compares
-tokens within one pair, so no corpus-wide tokens or vocabulary are needed:
-:func:`direct_stats` runs :func:`vecscore.kernels.pair_bleu.pair_bleu_counts`
-over the bytes.  It
+``13a``, ``none``, ``char``, ``zh`` or ``zh-fixed`` without lowercasing, every
+statistic compares tokens within one pair, so no corpus-wide tokens or
+vocabulary are needed: :func:`direct_stats` runs
+:func:`vecscore.kernels.pair_bleu.pair_bleu_counts` over the bytes (for ``zh``,
+with its "Chinese" characters spaced as they are transcoded,
+:data:`vecscore.kernels.wide_text.ZH`; the rare pairs whose texts begin or end
+with ``.`` or ``,``, where ``zh``'s unpadded rules may differ, are scored again
+on the general route).  It
 returns ``None`` where it does not apply, and :func:`text_stats` takes the
 general route then (:func:`general_stats`: :func:`vecscore.engine.batch.build_batch`
 with sacreBLEU's tokenizers, then :func:`vecscore.bleu.compiled.batch_stats`),
@@ -30,15 +34,16 @@ from vecscore.bleu.compiled import (
     stats_from_ids,
 )
 from vecscore.engine.batch import build_batch, intern
-from vecscore.engine.pair_rows import pair_rows
+from vecscore.engine.pair_rows import ReadyRows, pair_rows, ready_rows
 from vecscore.errors import VecscoreError
-from vecscore.kernels.pair_bleu import FAST_MODES, pair_bleu_counts
-from vecscore.kernels.wide_text import UTF8, sacrebleu_utf8
+from vecscore.kernels.pair_bleu import FAST_MODES, MODE_ZH, pair_bleu_counts, unpadded_edges
+from vecscore.kernels.wide_text import UTF8, ZH, ZH_FIXED, sacrebleu_utf8, sacrebleu_zh_bytes
 from vecscore.text.sacrebleu_tokenizers import tokenize as sacre_tokenize
 from vecscore.text.spans import TokenSpans
 from vecscore.text.tokenizers import spans_from_token_lists
+from vecscore.text.unicode_tables import flag_table
 
-__all__ = ["direct_stats", "general_stats", "text_stats", "RefCache", "cache_references"]
+__all__ = ["direct_stats", "general_stats", "text_stats", "RefCache", "cache_references", "ready_references"]
 
 
 def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, brevity_penalty: str,
@@ -47,13 +52,59 @@ def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, 
     if tokenize not in FAST_MODES or lowercase:
         return None
     n = len(hyps)
-    got = pair_rows(hyps, refs, refs_layout, sacrebleu_utf8, UTF8)
+    got = pair_rows(hyps, refs, refs_layout, *_reading(tokenize))
     if got is None:  # pragma: no cover - an encoder is given, so every str row is read
         return None
-    rows, ref_ptr, _ = got
+    rows, ref_ptr, texts = got
     check_stats_args(ref_ptr, max_order, brevity_penalty)
     lengths, correct = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, FAST_MODES[tokenize], int(max_order))
-    return stats_from_counts(lengths[:n], lengths[n:], ref_ptr, correct, brevity_penalty)
+    stats = stats_from_counts(lengths[:n], lengths[n:], ref_ptr, correct, brevity_penalty)
+    if FAST_MODES[tokenize] == MODE_ZH:
+        stats = _unpadded(stats, rows, ref_ptr, texts, tokenize, max_order, brevity_penalty)
+    return stats
+
+
+#: the tokenizers whose text is transcoded with their "Chinese" characters spaced
+_ZH_MODES = {"zh": ZH, "zh-fixed": ZH_FIXED}
+
+
+def _reading(tokenize: str) -> tuple:
+    """``(encode, transcode, lone_surrogate, table)`` of :func:`vecscore.engine.pair_rows.pair_rows` for
+    ``tokenize``'s per-pair kernel."""
+    mode = _ZH_MODES.get(tokenize)
+    if mode is None:
+        return sacrebleu_utf8, UTF8, None, None
+    table = flag_table()
+    return sacrebleu_zh_bytes(table, mode), mode, None, table
+
+
+def _unpadded(stats: BleuStats, rows, ref_ptr, texts, tokenize: str, max_order: int,
+              brevity_penalty: str) -> BleuStats:
+    """``stats`` with the pairs of texts that ``zh`` and the kernel's padded rules may split differently
+    (:func:`vecscore.kernels.pair_bleu.unpadded_edges`: a ``.`` or ``,`` at an end of the text, rare)
+    scored again on the general route."""
+    n = len(ref_ptr) - 1
+    edges = np.flatnonzero(unpadded_edges(rows.addrs, rows.lens))
+    if not len(edges):
+        return stats
+    pairs = np.unique(np.where(edges < n, edges, np.searchsorted(ref_ptr, edges - n, side="right") - 1))
+    starts, stops = ref_ptr[pairs].tolist(), ref_ptr[pairs + 1].tolist()
+    sub = general_stats([texts[int(p)] for p in pairs], [[texts[n + q] for q in range(a, b)] for a, b in
+                                                         zip(starts, stops)],
+                        tokenize=tokenize, lowercase=False, max_order=max_order, brevity_penalty=brevity_penalty,
+                        refs_layout="per-example")
+    fields = [np.array(getattr(stats, f)) for f in ("sys_len", "ref_len", "correct", "total", "nrefs")]
+    for mine, theirs in zip(fields, (sub.sys_len, sub.ref_len, sub.correct, sub.total, sub.nrefs)):
+        mine[pairs] = theirs
+    return BleuStats(*fields)
+
+
+def ready_references(refs: list, tokenize: str) -> ReadyRows | None:
+    """References (one ``str`` per pair) read once for :func:`direct_stats` with ``tokenize``, which takes the
+    result as ``refs``: a cached scorer's later calls read only their hypotheses (``None``: pass the texts
+    instead)."""
+    encode, transcode, _, table = _reading(tokenize)
+    return ready_rows(refs, encode, transcode, table)
 
 
 def general_stats(hyps, refs, *, tokenize: str | None, lowercase: bool, max_order: int, brevity_penalty: str,

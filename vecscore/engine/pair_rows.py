@@ -10,10 +10,16 @@ the caller's kernel reads by one parallel kernel, from their code points in
 place; any other row is encoded by the caller's ``encode`` (the same bytes,
 in Python), or the call returns ``None`` when ``encode`` is ``None`` (the
 caller takes its general route then).
+
+References scored again and again (a cached scorer's) can be resolved once:
+:func:`ready_rows` turns them into a :class:`ReadyRows`, which :func:`pair_rows`
+takes in place of ``refs`` (one reference per hypothesis) and reads without
+scanning or transcoding them again.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
@@ -23,7 +29,7 @@ from vecscore.inputs import check_units, normalize_refs
 from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
 from vecscore.kernels.wide_text import transcode_rows
 
-__all__ = ["pair_rows", "Rows"]
+__all__ = ["pair_rows", "ready_rows", "ReadyRows", "Rows"]
 
 
 class Rows:
@@ -40,23 +46,30 @@ class Rows:
 
 
 def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | None, transcode: int | None = None,
-              lone_surrogate: Callable[[int], Exception] | None = None):
+              lone_surrogate: Callable[[int], Exception] | None = None, table: np.ndarray | None = None):
     """``(rows, ref_ptr, texts)`` of a text batch, or ``None`` (see the module docstring).
 
     ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).  A text
     holding a lone surrogate (``encode`` raises ``UnicodeEncodeError``, or the transcoding
     kernel finds one) raises ``lone_surrogate(i)``, ``i`` its row (hypotheses, then the flat
-    references), by default a :class:`VecscoreError` naming ``texts[i]``.
+    references), by default a :class:`VecscoreError` naming ``texts[i]``.  ``table``: the flag table
+    of the ``zh`` transcoding modes.
     """
     fail = lone_surrogate or _lone_surrogate
     n = len(hyps)
-    per_example = (refs_layout == "per-example" and not isinstance(refs, (str, bytes)) and hasattr(refs, "__len__")
-                   and len(refs) == n)
+    ready = refs if isinstance(refs, ReadyRows) else None
+    if ready is not None:
+        if ready is not _NO_REFS and len(ready.rows) != n:
+            raise VecscoreError(f"got {n} hypotheses but {len(ready.rows)} prepared references; they must match")
+        refs = ()  # the hypotheses alone are read here
+    per_example = (ready is None and refs_layout == "per-example" and not isinstance(refs, (str, bytes))
+                   and hasattr(refs, "__len__") and len(refs) == n)
     # hypotheses and (if they may be one str per hypothesis) references in one scan
     rows = str_rows(hyps, refs) if per_example else str_rows(hyps)
     if rows is None:  # this Python cannot be read in place: validate, then encode everything
         check_units(hyps, "text", "hyps")
-        flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
+        flat, ref_ptr = ([], np.zeros(1, np.int64)) if ready is not None else normalize_refs(refs, n, "text",
+                                                                                              refs_layout)
         texts = Rows(hyps, flat)
         if encode is None and not all(t.isascii() for t in chain(hyps, flat)):
             return None
@@ -64,10 +77,12 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         buf = np.frombuffer(b"".join(blobs), np.uint8)
         offsets = np.zeros(len(blobs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
-        return from_buffer(buf, offsets), ref_ptr, texts
+        return _with_ready(from_buffer(buf, offsets), ref_ptr, texts, ready)
     if (rows.kind[:n] == NOT_STR).any():
         check_units(hyps, "text", "hyps")  # names the first row that is not a str (subclasses pass)
-    if per_example and not (rows.kind[n:] == NOT_STR).any():
+    if ready is not None:
+        flat, ref_ptr = [], np.zeros(1, np.int64)
+    elif per_example and not (rows.kind[n:] == NOT_STR).any():
         ref_ptr = np.arange(n + 1, dtype=np.int64)
         flat = rows.keep[1]
     else:  # lists of references, None, streams, ...: the checked path, then the flat references' scan
@@ -84,13 +99,43 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
             return None
         bad = np.zeros(0, np.int64)
         if wide.any():
-            rows, bad = transcode_rows(rows, other[wide], transcode)
+            rows, bad = transcode_rows(rows, other[wide], transcode, table)
         if len(rest):
             blobs = _encoded(encode, [str(texts[int(i)]) for i in rest], rest, fail, int(bad[0]) if len(bad) else None)
             rows = rows.patched(rest, blobs)
         if len(bad):
             raise fail(int(bad[0]))
-    return rows, ref_ptr, texts
+    return _with_ready(rows, ref_ptr, texts, ready)
+
+
+def _with_ready(rows: TextRows, ref_ptr, texts, ready: "ReadyRows | None"):
+    """``(rows, ref_ptr, texts)``, the prepared references ``ready`` (if any) appended to the hypotheses' rows."""
+    if ready is None or ready is _NO_REFS:
+        return rows, ref_ptr, texts
+    n = len(rows)
+    return TextRows.concat([rows, ready.rows]), np.arange(n + 1, dtype=np.int64), Rows(texts.a, ready.texts)
+
+
+@dataclass(frozen=True)
+class ReadyRows:
+    """One reference per hypothesis, already read into the bytes a per-pair kernel takes
+    (:func:`ready_rows`); ``texts`` are the references themselves, for messages."""
+
+    rows: TextRows
+    texts: list
+
+
+def ready_rows(refs: list, encode: Callable[[str], bytes] | None, transcode: int | None = None,
+               table: np.ndarray | None = None) -> ReadyRows | None:
+    """``refs`` (a list of ``str``, one per hypothesis) resolved once for :func:`pair_rows` (which must be
+    given the same ``encode``, ``transcode`` and ``table``), or ``None`` where they cannot be read that
+    way (the caller passes the texts then)."""
+    got = pair_rows(refs, _NO_REFS, "per-example", encode, transcode, table=table)
+    return None if got is None else ReadyRows(got[0], refs)
+
+
+#: no references: :func:`ready_rows` reads its texts as hypotheses alone
+_NO_REFS = ReadyRows(TextRows(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint8), ()), [])
 
 
 def _lone_surrogate(i: int) -> Exception:

@@ -5,7 +5,9 @@ The fast path of vecscore's sacreBLEU-compatible BLEU with the ``13a``,
 whitespace has been written as spaces (:data:`vecscore.kernels.wide_text.UTF8`):
 those tokenizers' rules look at ASCII characters only, and every other
 character is an ordinary word character (``char``: one token per UTF-8
-character).  For every pair, in a
+character).  ``zh`` (:data:`MODE_ZH`) is 13a's rules without its first step,
+on bytes whose "Chinese" characters stand between spaces
+(:data:`vecscore.kernels.wide_text.ZH`).  For every pair, in a
 ``prange`` loop whose threads claim chunks of pairs, with scratch that
 :func:`pair_bleu_counts` sizes from the pairs' byte lengths and allocates
 before the loop (nothing is allocated inside it, where a failed allocation
@@ -76,13 +78,22 @@ from vecscore.memory import (
     table_slots,
 )
 
-__all__ = ["pair_bleu_counts", "FAST_MODES", "bleu_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
+__all__ = ["pair_bleu_counts", "FAST_MODES", "MODE_ZH", "bleu_scratch", "scratch_bound", "SCRATCH_BOUNDS",
+           "unpadded_edges"]
 
 MODE_13A = 0
 MODE_NONE = 1
 MODE_CHAR = 2
+#: ``13a``'s rules without its first step, on text whose "Chinese" characters stand between spaces
+#: (:data:`vecscore.kernels.wide_text.ZH`): sacreBLEU's ``zh`` and vecscore's ``zh-fixed``
+MODE_ZH = 3
 #: tokenizer names of this kernel, by mode
-FAST_MODES = {"13a": MODE_13A, "none": MODE_NONE, "char": MODE_CHAR}
+FAST_MODES = {"13a": MODE_13A, "none": MODE_NONE, "char": MODE_CHAR, "zh": MODE_ZH, "zh-fixed": MODE_ZH}
+
+
+def _regexp(mode) -> bool:
+    """Whether ``mode`` runs 13a's punctuation rules (and needs their scratch)."""
+    return mode == MODE_13A or mode == MODE_ZH
 
 
 
@@ -99,6 +110,28 @@ def _rstrip(text):
     while hi > 0 and _is_space(text[hi - 1]):
         hi -= 1
     return hi
+
+
+@jit
+def unpadded_edges(addrs, lens):
+    """Per text: whether its first or last non-whitespace byte is ``.`` or ``,``.
+
+    ``13a`` runs its rules on the line padded with a space on each side; ``zh`` runs them on the line
+    as it is, so the two can only split such a text differently (a ``.`` or ``,`` at an end has
+    no neighbour there for R2/R3).  :data:`MODE_ZH` pads as 13a does: the caller scores the pairs
+    of these texts another way."""
+    out = np.zeros(len(addrs), np.bool_)
+    for r in range(len(addrs)):
+        text = text_at(addrs[r], lens[r])
+        lo = 0
+        hi = len(text)
+        while lo < hi and _is_space(text[lo]):
+            lo += 1
+        while hi > lo and _is_space(text[hi - 1]):
+            hi -= 1
+        if hi > lo:
+            out[r] = text[lo] == 46 or text[lo] == 44 or text[hi - 1] == 46 or text[hi - 1] == 44
+    return out
 
 
 _WORD_BITS = 64  # pairs whose texts have at most this many tokens take clip_bits
@@ -129,7 +162,8 @@ WORD_CAP = 4096
 #: (tests/test_memory_limits.py checks both).  ``13a`` adds ``2 * 8 * word_scratch(L)`` bytes for
 #: a word of ``L > WORD_CAP`` bytes holding two or more of ``.``, ``,`` and ``-`` (128 bytes per
 #: byte of that word; natural text has none).
-SCRATCH_BOUNDS = {MODE_13A: (219, 4 << 20), MODE_NONE: (194, 4 << 20), MODE_CHAR: (194, 4 << 20)}
+SCRATCH_BOUNDS = {MODE_13A: (219, 4 << 20), MODE_NONE: (194, 4 << 20), MODE_CHAR: (194, 4 << 20),
+                  MODE_ZH: (219, 4 << 20)}
 
 
 def scratch_bound(nbytes, mode):
@@ -142,7 +176,7 @@ def bleu_scratch(lens, ref_ptr, mode, max_order):
     """Scratch bytes of each pair scored alone (one thread), for its bounds of tokens and R2-R4
     words of up to :data:`WORD_CAP` bytes."""
     T, H, Dh, L, nr, _, _ = bleu_sizes(lens, ref_ptr)
-    word = np.minimum(L, WORD_CAP) if mode == MODE_13A else 0 * L
+    word = np.minimum(L, WORD_CAP) if _regexp(mode) else 0 * L
     return Slabs.per_worker_bytes(bleu_layout(T, Dh, H, L, word, nr, mode, max_order))
 
 
@@ -199,7 +233,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     again = np.zeros((n_pairs, 2), np.int64)  # per pair: the R2-R4 word, the hypothesis tokens + 1
     if H <= BIG_HYP:
         Dh = min(H, _ONE_BYTE + _TWO_BYTES + (H - 1) // 3 + 1)
-        word = min(L, WORD_CAP) if mode == MODE_13A else 0
+        word = min(L, WORD_CAP) if _regexp(mode) else 0
         layout = bleu_layout(T, Dh, H, L, word, int(nr.max()), mode, max_order)
         if Slabs.per_worker_bytes(layout) <= PARALLEL_SCRATCH:
             _bleu_group(run, pending, threads, threads, layout, again,
@@ -211,7 +245,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     # R2-R4 scratch for words of up to WORD_CAP bytes, and hypothesis tables for hypotheses of up to
     # a token per 4 bytes where that is smaller than a token per byte by more than BIG_HYP tokens;
     # a pair that needs more runs again with exactly what it needs (the kernel reports it)
-    word = np.minimum(L, WORD_CAP) if mode == MODE_13A else 0 * L
+    word = np.minimum(L, WORD_CAP) if _regexp(mode) else 0 * L
     hcap = H.copy() if mode == MODE_CHAR else np.where(H > BIG_HYP, H // 4 + 1, H)
     word[pending] = np.maximum(word[pending], again[pending, 0])  # pairs of the first run that run again
     hcap[pending] = np.maximum(hcap[pending], again[pending, 1])
@@ -273,7 +307,7 @@ def bleu_layout(T, Dh, hcap, L, word, most_refs, mode, max_order):
     to ``word`` bytes and ``most_refs`` references: ``{dtype: [(name, count)]}`` in the order
     :func:`_bleu_views` carves them.  Takes ints, or int arrays (one layout per pair)."""
     zero = 0 * T
-    is13a = mode == MODE_13A
+    is13a = _regexp(mode)
     s_g = table_slots(hcap)
     distinct = np.minimum(Dh, hcap)
     return {
@@ -373,8 +407,8 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi,
             row = p if t == 0 else n_pairs + q0 + t - 1
             text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
             k0 = k
-            if mode == MODE_13A:
-                k = spans_13a(text, len(text), starts, ends, k0, wa, wb, True, ts, te, tsplit, pad)
+            if mode == MODE_13A or mode == MODE_ZH:
+                k = spans_13a(text, len(text), starts, ends, k0, wa, wb, mode == MODE_13A, ts, te, tsplit, pad)
                 if k >= 0:
                     span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
                 elif k == -1:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first

@@ -28,6 +28,15 @@ in one of two ways:
     alike (both are non-digits and neither is ``.``, ``,`` or ``-``).  Equal
     tokens are equal bytes (UTF-8 is one-to-one).
 
+``ZH`` and ``ZH_FIXED``
+    ``UTF8``, with every character of sacreBLEU's ``zh`` ranges (or
+    ``zh-fixed``'s) written between two spaces, as its ``zh`` tokenizer
+    spaces them before its ``13a`` punctuation rules: on these bytes the
+    per-pair kernel runs those rules without 13a's first step.  Which
+    characters those are is the ``table`` the caller passes
+    (:func:`vecscore.text.unicode_tables.flag_table`, its ``FLAG_ZH`` or
+    ``FLAG_ZH_FIXED`` bit); no Latin-1 character is one.
+
 A lone surrogate (U+D800..U+DFFF) is not valid Unicode, and vecscore
 refuses it (naming the row): :func:`transcode_rows` reports the rows that
 hold one.
@@ -40,21 +49,27 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.bleu_tokenize import put_utf8
+from vecscore.kernels.bleu_tokenize import FLAG_ZH, FLAG_ZH_FIXED, put_utf8
 from vecscore.kernels.in_place import TextRows
 from vecscore.kernels.swar import ctz, text_at, word_at
 
-__all__ = ["ROUGE_SCORE", "UTF8", "transcode_rows", "rouge_score_bytes", "sacrebleu_utf8", "WIDE_SPACES"]
+__all__ = ["ROUGE_SCORE", "UTF8", "ZH", "ZH_FIXED", "transcode_rows", "rouge_score_bytes", "sacrebleu_utf8",
+           "sacrebleu_zh_bytes", "WIDE_SPACES"]
 
 ROUGE_SCORE = 0
 UTF8 = 1
+ZH = 2
+ZH_FIXED = 3
+#: the flag table bit of each ``zh`` mode (:mod:`vecscore.text.unicode_tables`)
+_ZH_FLAG = {ZH: FLAG_ZH, ZH_FIXED: FLAG_ZH_FIXED}
 
 #: the non-ASCII code points for which ``str.isspace()`` holds
 WIDE_SPACES = (0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
 _SPACE_MAP = {c: " " for c in WIDE_SPACES}
 
 #: bytes out per code point, at most, by mode and width (index 1, 2, 4)
-_BOUND = {ROUGE_SCORE: np.array([0, 1, 2, 0, 2], np.int64), UTF8: np.array([0, 2, 3, 0, 4], np.int64)}
+_BOUND = {ROUGE_SCORE: np.array([0, 1, 2, 0, 2], np.int64), UTF8: np.array([0, 2, 3, 0, 4], np.int64),
+          ZH: np.array([0, 2, 5, 0, 6], np.int64), ZH_FIXED: np.array([0, 2, 5, 0, 6], np.int64)}
 
 _CHUNKS = 64
 _ASCII1 = np.uint64(0x8080808080808080)  # 8 code points of width 1
@@ -75,6 +90,18 @@ def sacrebleu_utf8(text: str) -> bytes:
     """:func:`transcode_rows`'s ``UTF8`` bytes of ``text``, in Python (rows that cannot be read in place);
     ``UnicodeEncodeError`` for a lone surrogate."""
     return text.translate(_SPACE_MAP).encode("utf-8")
+
+
+def sacrebleu_zh_bytes(table: np.ndarray, mode: int):
+    """:func:`transcode_rows`'s ``ZH``/``ZH_FIXED`` bytes of a text, in Python: a function of the text
+    (rows that cannot be read in place); ``UnicodeEncodeError`` for a lone surrogate."""
+    flag = _ZH_FLAG[mode]
+
+    def encode(text: str) -> bytes:
+        return "".join(f" {c} " if table[ord(c)] & flag and not c.isspace() else c
+                       for c in text).translate(_SPACE_MAP).encode("utf-8")
+
+    return encode
 
 
 @jit(inline=True)
@@ -98,7 +125,7 @@ def _code_point(t, i, w):
 
 
 @jit(inline=True)
-def _put(out, p, c, mode):
+def _put(out, p, c, mode, table, flag):
     """Write the bytes of the non-ASCII code point ``c`` at ``out[p:]``; returns the next ``p``."""
     if mode == ROUGE_SCORE:
         if c == 0x130:
@@ -110,13 +137,19 @@ def _put(out, p, c, mode):
     if _wide_space(c):
         out[p] = 32
         return p + 1
+    if flag != 0 and (table[c] & flag) != 0:  # zh: the character between two spaces
+        out[p] = 32
+        p = put_utf8(out, p + 1, c)
+        out[p] = 32
+        return p + 1
     return put_utf8(out, p, c)
 
 
 @jit
-def transcode_one(addr, n, w, out, mode):
+def transcode_one(addr, n, w, out, mode, table, flag):
     """The bytes of the ``n`` code points of width ``w`` at ``addr`` into ``out`` (room for
-    ``_BOUND[mode][w]`` bytes per code point); returns ``(how many, whether a lone surrogate
+    ``_BOUND[mode][w]`` bytes per code point; ``table``/``flag``: the ``zh`` modes' characters, ``flag``
+    0 in the other modes); returns ``(how many, whether a lone surrogate
     occurs)``.  Code points are tested 8 (width 1) or 4 (width 2) at a time: the ASCII ones before
     the first other are copied at once."""
     t = text_at(addr, n * w)
@@ -156,7 +189,7 @@ def transcode_one(addr, n, w, out, mode):
             if k < 4:
                 c = _code_point(t, i, 2)
                 lone = lone or (0xD800 <= c and c <= 0xDFFF)
-                p = _put(out, p, c, mode)
+                p = _put(out, p, c, mode, table, flag)
                 i += 1
     while i < n:
         c = _code_point(t, i, w)
@@ -165,27 +198,33 @@ def transcode_one(addr, n, w, out, mode):
             p += 1
         else:
             lone = lone or (0xD800 <= c and c <= 0xDFFF)
-            p = _put(out, p, c, mode)
+            p = _put(out, p, c, mode, table, flag)
         i += 1
     return p, lone
 
 
 @jit(parallel=True)
-def _transcode(addrs, lens, width, starts, buf, out_lens, lone, mode):
+def _transcode(addrs, lens, width, starts, buf, out_lens, lone, mode, table, flag):
     """:func:`transcode_one` of row ``r`` (``addrs[r]``, ``lens[r]``, ``width[r]``) into
     ``buf[starts[r]:]``, its length into ``out_lens[r]`` and whether it holds a lone surrogate into
     ``lone[r]``, rows in parallel."""
     n = len(addrs)
     for c in prange(_CHUNKS):
         for r in range(n * c // _CHUNKS, n * (c + 1) // _CHUNKS):
-            out_lens[r], lone[r] = transcode_one(addrs[r], lens[r], width[r], buf[starts[r]:], mode)
+            out_lens[r], lone[r] = transcode_one(addrs[r], lens[r], width[r], buf[starts[r]:], mode, table, flag)
 
 
-def transcode_rows(rows: TextRows, which: np.ndarray, mode: int) -> tuple[TextRows, np.ndarray]:
+def transcode_rows(rows: TextRows, which: np.ndarray, mode: int,
+                   table: np.ndarray | None = None) -> tuple[TextRows, np.ndarray]:
     """A copy of ``rows`` in which the rows ``which`` (compact non-ASCII ``str``: width 1, 2 or 4)
-    read their bytes in ``mode`` (``ROUGE_SCORE`` or ``UTF8``), and the rows (increasing) that hold
-    a lone surrogate (U+D800..U+DFFF: not valid Unicode; its bytes are those of ``surrogatepass``).
-    In ``ROUGE_SCORE`` a row of width 1 reads its own bytes in place."""
+    read their bytes in ``mode`` (``ROUGE_SCORE``, ``UTF8``, or ``ZH``/``ZH_FIXED`` with the flag
+    ``table``), and the rows (increasing) that hold a lone surrogate (U+D800..U+DFFF: not valid
+    Unicode; its bytes are those of ``surrogatepass``).  In ``ROUGE_SCORE`` a row of width 1 reads
+    its own bytes in place."""
+    flag = _ZH_FLAG.get(mode, 0)
+    if flag and table is None:
+        raise ValueError("the zh modes need the flag table")
+    table = np.zeros(1, np.uint8) if table is None else table
     which = np.asarray(which, np.int64)
     width = rows.widths()[which]
     if mode == ROUGE_SCORE:
@@ -202,5 +241,5 @@ def transcode_rows(rows: TextRows, which: np.ndarray, mode: int) -> tuple[TextRo
     buf = np.empty(int(bound.sum()) + 8, np.uint8)
     out_lens = np.empty(len(which), np.int64)
     lone = np.zeros(len(which), np.bool_)
-    _transcode(rows.addrs[which], lens, width.astype(np.int64), starts, buf, out_lens, lone, mode)
+    _transcode(rows.addrs[which], lens, width.astype(np.int64), starts, buf, out_lens, lone, mode, table, flag)
     return rows.pointed(which, buf.ctypes.data + starts, out_lens, buf), np.sort(which[lone])
