@@ -359,6 +359,103 @@ def test_long_zipfian_pairs_mix_dense_and_sparse_mask_rows():
     assert lcs_of(pairs).tolist() == want
 
 
+def lcs_dp(a, b):
+    """LCS length by the textbook O(n * m) DP, one row at a time in NumPy: row ``i`` is the running
+    maximum of ``max(row[i - 1][j], row[i - 1][j - 1] + (a[i] == b[j]))``."""
+    b = np.asarray(b, np.int64)
+    row = np.zeros(len(b) + 1, np.int64)
+    for x in a:
+        row[1:] = np.maximum.accumulate(np.maximum(row[1:], row[:-1] + (b == x)))
+    return int(row[-1])
+
+
+def test_numpy_dp_matches_textbook_dp():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        a = rng.integers(0, 4, rng.integers(0, 40)).tolist()
+        b = rng.integers(0, 4, rng.integers(0, 40)).tolist()
+        assert lcs_dp(a, b) == lcs_length(a, b)
+
+
+#: the kernel works on 64-bit words, 8 words (512 tokens) at a time, carries between groups in
+#: 64-word (4,096-token) blocks: lengths on either side of each boundary
+BOUNDARY_LENGTHS = [63, 64, 65, 127, 128, 129, 511, 512, 513] + ([] if NO_JIT else [4095, 4096, 4097])
+
+
+@pytest.mark.parametrize("m", BOUNDARY_LENGTHS)
+def test_lcs_at_word_group_and_block_boundaries(m):
+    rng = np.random.default_rng(m)
+    pairs = []
+    for n in ([m, m + 1, 3 * m // 2] if not NO_JIT else [m + 1]):
+        pairs.append((rng.integers(0, 5, n).tolist(), rng.integers(0, 5, m).tolist()))  # many repeats
+        pairs.append((rng.integers(0, 300, n).tolist(), rng.integers(0, 300, m).tolist()))
+    pairs += [
+        ([7] * m, [7] * m),  # all equal: every word carries into the next
+        ([7] * (m + 5), [7] * m),
+        (list(range(m)), list(range(m, 2 * m))),  # disjoint
+        (list(range(m)), list(range(m))[::-1]),  # distinct, reversed
+        (list(range(m)), list(range(m))),  # distinct, identical
+        ([1, 1, 2], [1] * 64 + [2] * (m - 64)),  # a carry out of word 0 ripples through all-ones words
+        ([2] * 3 + [1] * 3, [1] * (m - 1) + [2]),
+    ]
+    assert lcs_of(pairs).tolist() == [lcs_dp(a, b) for a, b in pairs]
+
+
+@pytest.mark.skipif(NO_JIT, reason="12k x 12k LCS is too slow as plain Python (the budget test covers it there)")
+def test_long_pair_with_dense_and_on_the_fly_rows():
+    # 12,000 tokens over thousands of distinct symbols: more rows than the all-dense table holds, so
+    # frequent symbols get dense rows and rare ones are set on the fly (NO_JIT: the budget test)
+    import vecscore.kernels.lcs as mod
+
+    rng = np.random.default_rng(12)
+    n = 12_000
+
+    def text(k):  # Zipfian, and a third of the tokens rare (uniform over 50,000 ids)
+        t = np.minimum(rng.zipf(1.1, k), 20_000) - 1
+        rare = rng.random(k) < 0.33
+        t[rare] = rng.integers(0, 50_000, rare.sum())
+        return t.tolist()
+
+    a, b = text(n), text(n - 5)
+    rows = ((len(b) + 63) // 64 + 7) // 8 * 8
+    assert len(set(b)) * rows > mod.ALL_DENSE_WORDS
+    assert lcs_of([(a, b), (b, a)]).tolist() == [lcs_dp(a, b)] * 2
+
+
+@pytest.mark.skipif(NO_JIT, reason="the LLVM IR helpers need the JIT")
+def test_group_helpers_match_their_loop_twins():
+    import vecscore.kernels.lcs as mod
+
+    rng = np.random.default_rng(8)
+    edge = np.array([0, 1, 2, 2 ** 63, 2 ** 63 - 1, 2 ** 64 - 1, 2 ** 64 - 2, 0x5555555555555555], np.uint64)
+    for _ in range(300):
+        words = rng.integers(0, 2 ** 63, 40, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, 40, dtype=np.uint64)
+        X = np.where(rng.random(40) < 0.5, rng.choice(edge, 40), words)
+        vo, mo, no = int(rng.integers(0, 8)), int(rng.integers(8, 33)), int(rng.integers(8, 33))  # V apart
+        assert mod.group_gp_ir(X, vo, mo) == mod.group_gp_loop(X, vo, mo)
+        carries = np.uint64(rng.integers(0, 2 ** 63)) * np.uint64(2) + np.uint64(rng.integers(0, 2))
+        got, want = X.copy(), X.copy()
+        assert mod.group_add_gp_ir(got, vo, mo, carries, no) == mod.group_add_gp_loop(want, vo, mo, carries, no)
+        assert got.tolist() == want.tolist()
+
+
+def test_long_kernel_scratch_sizes_and_slot_restored():
+    # lcs_long_into with exactly the scratch lcs_long_words asks for (NUMBA_BOUNDSCHECK runs check the
+    # indexing), its slot scratch back to all -1, and the results those of the DP
+    from vecscore.kernels.lcs import lcs_long_into, lcs_long_words
+
+    rng = np.random.default_rng(4)
+    for m in [65, 200, 513] + ([] if NO_JIT else [1500]):
+        for vocab in (3, 50, 2000):
+            a = rng.integers(0, vocab, m + 17)
+            b = rng.integers(0, vocab, m)
+            slot = np.full(vocab + 3, -1, np.int64)
+            items, words = lcs_long_words(m)
+            got = lcs_long_into(a, b, slot, np.empty(items, np.int64), np.empty(words, np.uint64))
+            assert got == lcs_dp(a.tolist(), b.tolist())
+            assert (slot == -1).all()
+
+
 # --- threads and memory -----------------------------------------------------------------
 
 

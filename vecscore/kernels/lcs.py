@@ -26,20 +26,29 @@ Kernels
 :func:`lcs_length_pairs`
     LCS length of two whole token sequences (rouge-score ``rougeL``:
     ``P = lcs / n_hyp``, ``R = lcs / n_ref``).  Bit-parallel (Allison-Dix /
-    Hyyro) over ``ceil(m / 64)`` 64-bit words, ``m`` = the shorter length:
-    ``O(n * ceil(m / 64))`` time, ``O(m)`` memory per pair plus one match-mask
-    table bounded to ~32 MB (symbols of the shorter text occurring at least
-    ``T`` times get a dense row; rarer symbols set their bits on the fly from
-    sorted positions), plus an ``O(vocab_size)`` scratch per chunk.
+    Hyyro) over ``ceil(m / 64)`` 64-bit words, ``m`` = the shorter length,
+    taken 8 words at a time with the carries between words found by
+    carry-lookahead (no serial add-with-carry chain): ``O(n * ceil(m / 64))``
+    time, ``O(m)`` memory per pair plus one match-mask table bounded to ~32 MB
+    (every symbol of the shorter text gets a dense row while they fit 4 MB;
+    past that, the symbols occurring at least a threshold number of times do,
+    about 8 or however many keep the table within its bound, and rarer ones
+    set their bits on the fly from sorted positions), plus an ``O(vocab_size)``
+    scratch per chunk.
 
 Summary-level union LCS (rougeLsum, ROUGE-1.5.5 ROUGE-L): :mod:`vecscore.kernels.union_lcs`.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from vecscore._jit import jit, prange
 from vecscore.errors import VecscoreError
+from vecscore.kernels.swar import FAST
 from vecscore.kernels.swar import popcount as _popcount
 from vecscore.memory import CHUNK_FAILED
 
@@ -47,33 +56,164 @@ __all__ = ["lcs_length_pairs", "prepare_pairs", "as_int64", "check_offsets", "id
 
 #: Words (uint64) of the dense match-mask table allowed per long pair (32 MB).
 DENSE_BUDGET_WORDS = 1 << 22
-#: Below this many table words, every symbol gets a dense row.
-ALL_DENSE_WORDS = 1 << 16
+#: Up to this many table words (4 MB), every symbol of the shorter text gets a dense row.
+ALL_DENSE_WORDS = 1 << 19
+#: Past :data:`ALL_DENSE_WORDS`, the table holds rows for at least the symbols occurring this
+#: many times (within :data:`DENSE_BUDGET_WORDS`); rarer symbols set their row's bits on the fly.
+DENSE_COUNT = 8
 #: Largest int32 backtracking table (cells) of the union-LCS kernel (1 GiB).
 MAX_TABLE_CELLS = 1 << 28
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_BYTE = np.uint64(0xFF)
 
 
 # --------------------------------------------------------------------------------------
-# bit helpers
+# One row of the bit-parallel recurrence, 8 words (a group) at a time
+#
+# V' = (V + U) | (V & ~U) with U = V & M, over W words, is an addition with carries
+# between words.  Rather than a serial carry chain (one dependent add-with-carry per
+# word), each group of 8 words is added without carries, noting per word whether its
+# sum overflowed (it generates a carry) or is all ones (it passes an incoming carry
+# on); the carry into every word then comes from one integer addition over those bits
+# (carry-lookahead: with g and p bits per word, ((g | p) + g) ^ p), and a second pass
+# adds them; a row's second pass runs in the same loop as the next row's first.  Both
+# are a few vector instructions per group: small pieces of LLVM IR on 8 x 64 bits
+# (lowered to whatever vector instructions the CPU has), or, with the fast path off
+# (VECSCORE_FAST_PATH=0) or without the JIT, their twins as plain loops.  State and
+# match-mask rows live in one uint64 array, their groups 8 words apart, never overlapping.
 # --------------------------------------------------------------------------------------
 
 
-@jit
-def _step(V, pm, W):
-    """One Hyyro row update ``V = (V + (V & pm)) | (V & ~pm)`` over ``W`` words."""
-    carry = np.uint64(0)
-    for w in range(W):
-        v = V[w]
-        u = v & pm[w]
-        s = v + u
-        c1 = s < v
-        s2 = s + carry
-        c2 = s2 < s
-        carry = np.uint64(1) if (c1 or c2) else np.uint64(0)
-        V[w] = s2 | (v & ~u)
+def _vec8(builder, addr):
+    vec = ir.VectorType(ir.IntType(64), 8)
+    return builder.load(builder.inttoptr(addr, vec.as_pointer()), align=8)
+
+
+_ONES8 = [0xFFFFFFFFFFFFFFFF] * 8
+
+
+def _gp_bits(builder, v, m):
+    """IR: the generate (bits 0-7) and propagate (bits 8-15) bits of ``v + (v & m)``, 8 words."""
+    i64 = ir.IntType(64)
+    s = builder.add(v, builder.and_(v, m))
+    ones = ir.Constant(ir.VectorType(i64, 8), _ONES8)
+    g = builder.zext(builder.bitcast(builder.icmp_unsigned("<", s, v), ir.IntType(8)), i64)
+    p = builder.zext(builder.bitcast(builder.icmp_unsigned("==", s, ones), ir.IntType(8)), i64)
+    return builder.or_(g, builder.shl(p, i64(8)))
+
+
+@intrinsic
+def _group_gp(typingctx, vaddr, maddr):
+    sig = types.uint64(types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        return _gp_bits(builder, _vec8(builder, args[0]), _vec8(builder, args[1]))
+
+    return sig, codegen
+
+
+@intrinsic
+def _group_add_gp(typingctx, vaddr, maddr, carries, naddr):
+    sig = types.uint64(types.int64, types.int64, types.uint64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        vec = ir.VectorType(ir.IntType(64), 8)
+        v = _vec8(builder, args[0])
+        u = builder.and_(v, _vec8(builder, args[1]))
+        bits = builder.bitcast(builder.trunc(args[2], ir.IntType(8)), ir.VectorType(ir.IntType(1), 8))
+        out = builder.or_(builder.add(builder.add(v, u), builder.zext(bits, vec)),
+                          builder.and_(v, builder.xor(u, ir.Constant(vec, _ONES8))))
+        builder.store(out, builder.inttoptr(args[0], vec.as_pointer()), align=8)
+        return _gp_bits(builder, out, _vec8(builder, args[3]))
+
+    return sig, codegen
+
+
+@jit(inline=True)
+def group_gp_ir(X, vo, mo):
+    """For words ``j < 8`` of ``V = X[vo:]`` and ``M = X[mo:]``, with ``s = V + (V & M)`` (no
+    carries): bit ``j``, ``s`` overflowed; bit ``8 + j``, ``s`` is all ones."""
+    base = np.int64(X.ctypes.data)
+    return _group_gp(base + 8 * vo, base + 8 * mo)
+
+
+@jit(inline=True)
+def group_add_gp_ir(X, vo, mo, carries, no):
+    """``V = (V + U + c) | (V & ~U)`` with ``U = V & M`` on words ``j < 8`` of ``V = X[vo:]`` and
+    ``M = X[mo:]``, ``c`` bit ``j`` of ``carries``; then :func:`group_gp_ir` of the new ``V`` with
+    ``X[no:]``."""
+    base = np.int64(X.ctypes.data)
+    return _group_add_gp(base + 8 * vo, base + 8 * mo, carries, base + 8 * no)
+
+
+@jit(inline=True)
+def group_gp_loop(X, vo, mo):
+    """:func:`group_gp_ir` as a plain loop over the 8 words."""
+    out = np.uint64(0)
+    for j in range(8):
+        v = X[vo + j]
+        s = v + (v & X[mo + j])
+        if s < v:
+            out |= _ONE << np.uint64(j)
+        if s == _ALL:
+            out |= _ONE << np.uint64(8 + j)
+    return out
+
+
+@jit(inline=True)
+def group_add_gp_loop(X, vo, mo, carries, no):
+    """:func:`group_add_gp_ir` as a plain loop over the 8 words."""
+    for j in range(8):
+        v = X[vo + j]
+        u = v & X[mo + j]
+        X[vo + j] = (v + u + ((carries >> np.uint64(j)) & _ONE)) | (v & ~u)
+    return group_gp_loop(X, vo, no)
+
+
+if numba.config.DISABLE_JIT or not FAST:
+    group_gp, group_add_gp = group_gp_loop, group_add_gp_loop
+else:
+    group_gp, group_add_gp = group_gp_ir, group_add_gp_ir
+
+
+@jit(inline=True)
+def _carries(g, p, cin):
+    """Carry-lookahead over 64 words' generate and propagate bits ``g`` and ``p`` with a carry
+    ``cin`` into the first: ``(the carry into each word, the carry out of the last)``."""
+    x = g | p
+    t = x + g
+    t2 = t + cin
+    return t2 ^ p, np.uint64(t < x) | np.uint64(t2 < t)
+
+
+@jit(inline=True)
+def _rows(X, vo, po, carries, mo, groups, out):
+    """Steps of the recurrence on the state ``V = X[vo:]`` (``8 * groups`` words): finish the
+    pending row ``X[po:]`` (its carries in ``carries``, none if ``po < 0``), then the first pass
+    of the row ``X[mo:]``, whose carries go to ``out``."""
+    cin = np.uint64(0)
+    for blk in range((groups + 7) >> 3):
+        k0 = 8 * blk
+        g = np.uint64(0)
+        p = np.uint64(0)
+        if po >= 0:
+            c = carries[blk]
+            for k in range(min(8, groups - k0)):
+                o = 8 * (k0 + k)
+                sh = np.uint64(8 * k)
+                gp = group_add_gp(X, vo + o, po + o, c >> sh, mo + o)
+                g |= (gp & _BYTE) << sh
+                p |= (gp >> np.uint64(8)) << sh
+        else:
+            for k in range(min(8, groups - k0)):
+                o = 8 * (k0 + k)
+                sh = np.uint64(8 * k)
+                gp = group_gp(X, vo + o, mo + o)
+                g |= (gp & _BYTE) << sh
+                p |= (gp >> np.uint64(8)) << sh
+        out[blk], cin = _carries(g, p, cin)
 
 
 # --------------------------------------------------------------------------------------
@@ -104,13 +244,15 @@ def lcs_short(a, b, mask1):
 @jit
 def lcs_long_words(m):
     """``(items, words)``: the int64 and uint64 scratch :func:`lcs_long_into` needs for a
-    shorter text of up to ``m`` tokens (``W = ceil(m / 64)``): six arrays of ``m + 1`` items
-    (ranks, counts, dense rows, bucket starts and fills, positions), and the dense match-mask
-    table (at most ``DENSE_BUDGET_WORDS``, or ``ALL_DENSE_WORDS`` when every symbol is dense)
-    plus two rows of ``W`` words.  Its ``py_func`` takes int arrays too."""
-    w = (m + 63) // 64
-    table = np.maximum(np.minimum(ALL_DENSE_WORDS, m * w), np.minimum(DENSE_BUDGET_WORDS, (m // 64) * w))
-    return 6 * (m + 1), table + 2 * w
+    shorter text of up to ``m`` tokens: six arrays of ``m + 1`` items (ranks, counts, dense
+    rows, bucket starts and fills, positions), and the dense match-mask table plus five rows
+    (the state, two rows set on the fly, two of carries), each row ``ceil(m / 64)`` words
+    rounded up to a whole group of 8.  The table holds every symbol's row while that fits
+    :data:`ALL_DENSE_WORDS`, and rows for symbols occurring :data:`DENSE_COUNT` times or more
+    within :data:`DENSE_BUDGET_WORDS`.  Its ``py_func`` takes int arrays too."""
+    w = ((m + 63) // 64 + 7) // 8 * 8
+    table = np.maximum(np.minimum(ALL_DENSE_WORDS, m * w), np.minimum(DENSE_BUDGET_WORDS, (m // DENSE_COUNT) * w))
+    return 6 * (m + 1), table + 5 * w
 
 
 @jit
@@ -122,8 +264,10 @@ def _lcs_long(a, b, slot):
 
 @jit
 def lcs_long_into(a, b, slot, items, words):
-    """LCS of ``a`` and ``b`` for any ``len(b)``, bit-parallel over ceil(len(b)/64) words.
+    """LCS of ``a`` and ``b`` for any ``len(b)``, bit-parallel over ``ceil(len(b) / 64)`` words.
 
+    Each token of ``a`` that occurs in ``b`` takes one step of the recurrence over the
+    words, 8 at a time (:func:`_rows`; other tokens leave the state unchanged).
     ``slot`` is an all ``-1`` int64 scratch of ``vocab_size`` entries mapping a
     symbol to its local rank in ``b``; it is restored to all ``-1`` on return.
     ``items`` (int64) and ``words`` (uint64) are scratch of at least the sizes
@@ -131,6 +275,8 @@ def lcs_long_into(a, b, slot, items, words):
     """
     m = len(b)
     W = (m + 63) // 64
+    R = ((m + 63) // 64 + 7) // 8 * 8  # words of a row, whole groups of 8
+    groups = R // 8
     syms = items[0:m]
     cnt = items[m:2 * m]
     d = 0
@@ -144,11 +290,9 @@ def lcs_long_into(a, b, slot, items, words):
             r = d
             d += 1
         cnt[r] += 1
-    # dense rows for frequent symbols, bounded to DENSE_BUDGET_WORDS words
-    if d * W <= ALL_DENSE_WORDS:
-        thresh = 0
-    else:
-        thresh = max(64, (m * W + DENSE_BUDGET_WORDS - 1) // DENSE_BUDGET_WORDS)
+    # dense rows for every symbol if they fit the table, else for the frequent ones
+    cap = max(lcs_long_words(m)[1] - 5 * R, 1)  # words of the table
+    thresh = 0 if d * R <= cap else (m * R + cap - 1) // cap  # at most m / thresh rows then
     dense_row = items[2 * m:3 * m]
     nd = 0
     for r in range(d):
@@ -157,29 +301,40 @@ def lcs_long_into(a, b, slot, items, words):
             nd += 1
         else:
             dense_row[r] = -1
-    table = words[0:nd * W]
+    table = words[0:nd * R]
     table[:] = 0
-    # counting sort of the positions of the sparse symbols by rank
     start = items[3 * m:4 * m + 1]
-    start[0] = 0
-    for r in range(d):
-        start[r + 1] = start[r] + (cnt[r] if dense_row[r] < 0 else 0)
-    fill = items[4 * m + 1:5 * m + 1]
-    for r in range(d):
-        fill[r] = start[r]
     pos = items[5 * m + 1:6 * m + 1]
-    for j in range(m):
-        r = slot[b[j]]
-        dr = dense_row[r]
-        if dr >= 0:
-            table[dr * W + (j >> 6)] |= np.uint64(1) << np.uint64(j & 63)
-        else:
-            pos[fill[r]] = j
-            fill[r] += 1
-    V = words[nd * W:nd * W + W]
-    V[:] = _ALL
-    scratch = words[nd * W + W:nd * W + 2 * W]
-    scratch[:] = 0
+    if nd == d:
+        for j in range(m):
+            r = slot[b[j]]
+            table[r * R + (j >> 6)] |= np.uint64(1) << np.uint64(j & 63)
+    else:
+        # counting sort of the positions of the sparse symbols by rank
+        start[0] = 0
+        for r in range(d):
+            start[r + 1] = start[r] + (cnt[r] if dense_row[r] < 0 else 0)
+        fill = items[4 * m + 1:5 * m + 1]
+        for r in range(d):
+            fill[r] = start[r]
+        for j in range(m):
+            r = slot[b[j]]
+            dr = dense_row[r]
+            if dr >= 0:
+                table[dr * R + (j >> 6)] |= np.uint64(1) << np.uint64(j & 63)
+            else:
+                pos[fill[r]] = j
+                fill[r] += 1
+    # the state, two rows set on the fly, carries: words[vo:], past the table
+    vo = nd * R
+    words[vo:vo + R] = _ALL  # bits past m stay all ones: they only pass carries on
+    spare = (vo + R, vo + 2 * R)
+    words[vo + R:vo + 3 * R] = 0
+    carries = words[vo + 3 * R:vo + 4 * R]
+    nxt = words[vo + 4 * R:vo + 5 * R]
+    # a row's second pass runs with the next row's first (_rows): po is the pending row, pr its rank
+    po = -1
+    pr = 0
     for i in range(len(a)):
         x = a[i]
         if x >= len(slot):
@@ -189,14 +344,23 @@ def lcs_long_into(a, b, slot, items, words):
             continue  # no match: V is unchanged
         dr = dense_row[r]
         if dr >= 0:
-            _step(V, table[dr * W:dr * W + W], W)
+            mo = dr * R
         else:
+            mo = spare[1] if po == spare[0] else spare[0]
             for q in range(start[r], start[r + 1]):
                 j = pos[q]
-                scratch[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-            _step(V, scratch, W)
-            for q in range(start[r], start[r + 1]):
-                scratch[pos[q] >> 6] = np.uint64(0)
+                words[mo + (j >> 6)] |= np.uint64(1) << np.uint64(j & 63)
+        _rows(words, vo, po, carries, mo, groups, nxt)
+        carries, nxt = nxt, carries
+        if po >= 0 and dense_row[pr] < 0:
+            for q in range(start[pr], start[pr + 1]):
+                words[po + (pos[q] >> 6)] = np.uint64(0)
+        po = mo
+        pr = r
+    if po >= 0:  # the last row's second pass
+        for k in range(groups):
+            group_add_gp(words, vo + 8 * k, po + 8 * k, carries[k >> 3] >> np.uint64(8 * (k & 7)), po + 8 * k)
+    V = words[vo:vo + R]
     for r in range(d):
         slot[syms[r]] = -1
     ones = 0
