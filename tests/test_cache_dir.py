@@ -86,3 +86,20 @@ def test_fallback_order(monkeypatch, tmp_path):
     assert _choose_with(monkeypatch, NUMBA_CACHE_DIR=tmp_path / "n") == ("NUMBA_CACHE_DIR", str(tmp_path / "n"))
     with pytest.warns(RuntimeWarning, match="no writable folder"):
         assert _choose_with(monkeypatch, XDG_CACHE_HOME=blocked, HOME=blocked, TMPDIR=blocked) == ("none", None)
+
+
+def test_kernels_built_another_way_have_folders_of_their_own(monkeypatch):
+    """numba's cache keys record neither the fast path nor bounds checking: each mode gets its own folder."""
+    from vecscore import fast_path
+
+    monkeypatch.delenv("NUMBA_BOUNDSCHECK", raising=False)
+    monkeypatch.setattr(fast_path, "enabled", lambda: True)
+    assert cache_dir._variant() is None
+    monkeypatch.setenv("NUMBA_BOUNDSCHECK", "0")
+    assert cache_dir._variant() is None
+    monkeypatch.setenv("NUMBA_BOUNDSCHECK", "1")
+    assert cache_dir._variant() == "boundscheck"
+    monkeypatch.setattr(fast_path, "enabled", lambda: False)
+    assert cache_dir._variant() == "fast-path-off-boundscheck"
+    monkeypatch.delenv("NUMBA_BOUNDSCHECK")
+    assert cache_dir._variant() == "fast-path-off"

@@ -18,7 +18,11 @@ numba writes each cache file under a temporary name and renames it into
 place, so concurrent processes (cluster workers, ``pytest -n``) can share one
 folder.  ``vecscore warmup`` fills it ahead of time.  Kernels built with the
 fast path off (``VECSCORE_FAST_PATH=0``, :mod:`vecscore.fast_path`) go to a
-``fast-path-off`` folder inside the chosen one (or the per-user one).
+``fast-path-off`` folder inside the chosen one (or the per-user one), and
+kernels built with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``) to a
+``boundscheck`` folder: numba's cache keys do not record either, so without
+their own folders a test run in one mode would load the kernels of the other
+(slower ones in normal use, or ones that check nothing in a checking run).
 """
 from __future__ import annotations
 
@@ -86,13 +90,24 @@ def _choose() -> tuple[str, str | None]:
     return "none", None
 
 
+def _variant() -> str | None:
+    """The sub-folder of kernels built another way than the default (``None``: the default)."""
+    parts = []
+    if not fast_path.enabled():
+        parts.append("fast-path-off")
+    if os.environ.get("NUMBA_BOUNDSCHECK", "").strip() not in ("", "0"):
+        parts.append("boundscheck")
+    return "-".join(parts) or None
+
+
 def configure() -> None:
     """Choose the folder once and tell numba (sets ``NUMBA_CACHE_DIR``); call before numba is imported."""
     if _state:
         return
     where, folder = _choose()
-    if not fast_path.enabled() and where != "none":  # kernels built without the fast path: a folder of their own
-        folder = os.path.join(folder or _user_folder(), "fast-path-off")
+    variant = _variant()
+    if variant is not None and where != "none":  # kernels built another way: a folder of their own
+        folder = os.path.join(folder or _user_folder(), variant)
         if not writable(folder):
             where, folder = "none", None
     _state["where"], _state["folder"] = where, folder
