@@ -208,3 +208,28 @@ def test_kernel_scores_match_sacrebleu_formula():
         for r in range(len(stats)):
             got = k.f_score(stats, r, order, float(beta ** 2), eps)
             assert got == theirs._compute_f_score(list(map(int, stats[r])))
+
+
+def test_directly_indexed_and_hashed_orders_interleaved():
+    """Pairs whose n-grams go through the directly indexed table (short, few characters) alternate with
+    pairs that overflow it onto the hash table (long, many distinct characters) on the same thread: the
+    table is left clean between pairs and orders, so every pair's statistics are sacreBLEU's."""
+    rng = random.Random(8)
+    wide = [chr(0x4E00 + i) for i in range(400)]
+    hyps, refs = [], []
+    for i in range(12 if NO_JIT else 60):
+        if i % 3 == 1:  # ~250 distinct characters: (ids + 1) * width is far past the direct table
+            base = "".join(rng.choice(wide) for _ in range(500))
+            hyp = base[:450] + "".join(rng.choice(wide) for _ in range(50))
+            ref = base[30:] + base[:30]
+        else:
+            base = "".join(rng.choice("abcde fgh.") for _ in range(rng.choice((3, 40, 120))))
+            hyp, ref = base, base[::-1][: len(base) // 2] + base[len(base) // 2:]
+        hyps.append(hyp)
+        refs.append(ref)
+    for word_order in (0, 2):
+        want = np.array(SacreCHRF(word_order=word_order)._extract_corpus_statistics(hyps, [refs]))
+        opts = chrf_stats.Options(word_order=word_order)
+        with numba_threads(1):
+            got = chrf_stats.compiled_rows(hyps + refs, len(hyps), np.arange(len(hyps) + 1), opts)
+        assert np.array_equal(got, want), word_order

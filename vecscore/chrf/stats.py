@@ -198,10 +198,10 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     word_units = units if opts.word_order else 1
     i32 = np.empty((workers, 4, units), np.int32)
     w32 = np.empty((workers, 3, word_units), np.int32)
-    i64 = np.empty((workers, 2, hyp), np.int64)
+    i64 = np.empty((workers, k.HYP_ROWS, hyp), np.int64)
     u64 = np.empty((workers, 3, word_units), np.int64)
     ctab = np.zeros((workers, k.CODE_POINTS), np.int64)
-    dense = np.zeros((workers, k.DENSE + 1), np.int64)
+    dense = np.zeros((workers, k.DENSE + 1), k.DENSE_DTYPE)  # zero outside the kernel's orders
     hkey = np.empty((workers, size), np.int64)
     hval = np.zeros((workers, size), np.int64)
     hhash = np.empty((workers, size), np.int64)

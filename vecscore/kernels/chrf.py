@@ -18,9 +18,8 @@ one thread's scratch:
 1. :func:`_load` reads each text once: its characters for the character
    n-grams (whitespace removed unless asked to keep it), each character's
    pair-local id (the hypothesis's distinct characters are numbered
-   ``0..V-1`` through a table indexed by code point; a reference character
-   the hypothesis lacks gets the spare id ``V``: no n-gram holding it can
-   match), and, for
+   ``1..V`` through a table indexed by code point; a reference character
+   the hypothesis lacks gets id 0: no n-gram holding it can match), and, for
    chrF++, its word tokens (whitespace-separated words, a leading or
    trailing ASCII punctuation mark split off a word longer than one
    character, the trailing one first), as spans of those characters;
@@ -29,23 +28,26 @@ one thread's scratch:
    confirmed by comparing code points;
 3. :func:`_orders` counts orders ``1..K`` exactly.  An order-``n`` n-gram at
    position ``p`` is the pair (id of the ``(n-1)``-gram at ``p``, id of the
-   unit at ``p + n - 1``), numbered afresh at each order from the
-   hypothesis's n-grams: through a directly indexed table while the key
-   ``id * (V + 1) + unit`` stays below :data:`DENSE`, else through a hash
+   unit at ``p + n - 1``), numbered afresh (from 1) at each order from the
+   hypothesis's n-grams: through a directly indexed uint16 table while the key
+   ``id * (V + 1) + unit`` stays within :data:`DENSE` (zero between orders:
+   the hypothesis's keys are cleared after each), else through a hash
    table of exact keys.  Only n-grams whose prefix occurs in both the hypothesis and
    a reference are extended to the next order (no other can match).  Per
    order the statistics are ``[hypothesis n-grams, reference n-grams,
    clipped matches]``; the hypothesis count is 0 when the reference has no
    n-gram of that order (sacreBLEU's rule).  The loops have no branch on
    whether an n-gram was found: a reference n-gram the hypothesis lacks
-   takes a spare id whose hypothesis count is 0;
+   has id 0, whose hypothesis count is 0 (no select, which LLVM may turn
+   into a mispredicted branch);
 4. :func:`f_score` scores every reference's row as sacreBLEU does, and the
    first reference with the highest chrF is the pair's best.
 
 Indices that cannot be negative are made unsigned (:func:`_u`), so that
-numba drops its wraparound of negative indices in the inner loops.  Tables
-are stamped (an entry is live only while it holds the current stamp), so
-nothing is cleared between pairs or orders.  A lone surrogate
+numba drops its wraparound of negative indices in the inner loops.  The
+code point and hash tables are stamped (an entry is live only while it holds
+the current stamp), so they are not cleared between pairs or orders; the
+small per-id arrays are cleared for the ids in use.  A lone surrogate
 (not valid Unicode: the caller refuses it, naming the row) sets ``bad[0]``.
 
 Every kernel is plain Python first (``NUMBA_DISABLE_JIT=1`` or ``.py_func``);
@@ -72,6 +74,10 @@ DENSE = 1 << 15
 CODE_POINTS = 0x110000
 #: pairs ahead whose first characters are asked for (the strings lie scattered in memory)
 _AHEAD = 4
+#: the dtype of the directly indexed table (ids up to ``DENSE``, 0 for none)
+DENSE_DTYPE = np.uint16
+#: rows of the per-hypothesis scratch ``i64``
+HYP_ROWS = 4
 #: stamps restart (and the stamped tables are cleared) past this
 _STAMP_MAX = 1 << 30
 
@@ -170,25 +176,10 @@ def _tokens(cb, n_words, w_s, w_e, w_h, w_p, punct, tok_s, tok_e, tok_h, t):
 
 
 @jit(inline=True)
-def _load(addr, n, w, keep_space, words, ids_mode, ws, punct, cb, ids, k, w_s, w_e, w_h, w_p, tok_s, tok_e, tok_h, t,
-          ctab, stamp, nv):
-    """Read one text (``n`` code points of width ``w`` at ``addr``) into the pair's arrays.
-
-    Its characters go to ``cb[k:]`` (whitespace dropped unless
-    ``keep_space``); with ``words``, its tokens to ``tok_s``/``tok_e`` from
-    ``t`` (spans of ``cb``), with their FNV hashes in ``tok_h`` (``w_s``,
-    ``w_e``, ``w_h``, ``w_p``: scratch for its words).  ``ids_mode``: 0 no
-    character ids, 1 number the characters (the hypothesis: ``ctab[c]``
-    gets ``stamp << 32 | id``, ``nv`` ids so far), 2 look them up (a
-    reference: ``nv``, an id no hypothesis character has, where absent).
-    Whitespace that is dropped is still numbered (one spare id, never
-    counted).  The loop has no branch on the data: words start and end where
-    whitespace does, and their hashes are carried along.
-    Returns ``(new k, new t, new nv, 1 if a lone surrogate was seen)``.
-    """
-    b = text_at(addr, n * w)
+def _scan(b, n, w, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p, ctab, stamp, nv):
+    """The loop of :func:`_load`, inlined with ``w`` and ``ids_mode`` constant (so that LLVM drops the
+    branches on them from the loop).  Returns ``(k, nv, bad, n_e, h, hp, prev)``."""
     last_ws = len(ws) - 1
-    keep = 1 if keep_space else 0
     bad = 0
     prev = np.int64(1)  # the previous character was whitespace (or there was none)
     n_s = 0
@@ -203,13 +194,13 @@ def _load(addr, n, w, keep_space, words, ids_mode, ws, punct, cb, ids, k, w_s, w
         if ids_mode == 1:
             v = ctab[_u(c)]
             new = (v >> 32) != stamp
-            v = (stamp << 32) | nv if new else v
+            v = (stamp << 32) | (nv + 1) if new else v
             ctab[_u(c)] = v
             nv += new
             ids[_u(k)] = v & _LOW32
         elif ids_mode == 2:
             v = ctab[_u(c)]
-            ids[_u(k)] = v & _LOW32 if (v >> 32) == stamp else nv
+            ids[_u(k)] = v & _LOW32 if (v >> 32) == stamp else 0
         if words:
             # a word starts here if this is not whitespace and the previous was; one ends here
             # if this is whitespace and the previous was not (written always, kept on the event)
@@ -223,6 +214,37 @@ def _load(addr, n, w, keep_space, words, ids_mode, ws, punct, cb, ids, k, w_s, w
             h = _FNV_OFFSET if sp else (h ^ np.uint64(c)) * _FNV_PRIME
             prev = sp
         k += keep | (sp ^ 1)
+    return k, nv, bad, n_e, h, hp, prev
+
+
+@jit(inline=True)
+def _load(addr, n, w, keep_space, words, ids_mode, ws, punct, cb, ids, k, w_s, w_e, w_h, w_p, tok_s, tok_e, tok_h, t,
+          ctab, stamp, nv):
+    """Read one text (``n`` code points of width ``w`` at ``addr``) into the pair's arrays.
+
+    Its characters go to ``cb[k:]`` (whitespace dropped unless
+    ``keep_space``); with ``words``, its tokens to ``tok_s``/``tok_e`` from
+    ``t`` (spans of ``cb``), with their FNV hashes in ``tok_h`` (``w_s``,
+    ``w_e``, ``w_h``, ``w_p``: scratch for its words).  ``ids_mode``: 0 no
+    character ids, 1 number the characters (the hypothesis: ``ctab[c]``
+    gets ``stamp << 32 | id``, ids from 1, ``nv`` so far), 2 look them up (a
+    reference: 0, the id of no hypothesis character, where absent).
+    Whitespace that is dropped is still numbered (an id never counted).
+    The loop has no branch on the data: words start and end where
+    whitespace does, and their hashes are carried along.
+    Returns ``(new k, new t, new nv, 1 if a lone surrogate was seen)``.
+    """
+    b = text_at(addr, n * w)
+    keep = 1 if keep_space else 0
+    if w == 1:
+        k, nv, bad, n_e, h, hp, prev = _scan(b, n, 1, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p,
+                                             ctab, stamp, nv)
+    elif w == 2:
+        k, nv, bad, n_e, h, hp, prev = _scan(b, n, 2, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p,
+                                             ctab, stamp, nv)
+    else:
+        k, nv, bad, n_e, h, hp, prev = _scan(b, n, 4, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p,
+                                             ctab, stamp, nv)
     if words:
         if prev == 0:
             w_e[_u(n_e)] = k
@@ -282,54 +304,79 @@ def _word_id(cb, s, e, h64, insert, g, stamp, shift, mask, hkey, hval, hhash):
 
 @jit(inline=True)
 def _hashed_id(key, insert, g, stamp, shift, mask, hkey, hval):
-    """The id of an n-gram's exact key through the hash table: numbered ``g`` if new and ``insert``
-    (the hypothesis), ``g`` too if new otherwise (an id no hypothesis n-gram has).  Returns ``(id, new g)``."""
+    """The 1-based id of an n-gram's exact key through the hash table: numbered ``g + 1`` if new and
+    ``insert`` (the hypothesis), 0 if new otherwise (no hypothesis n-gram).  Returns ``(id, new g)``."""
     umask = np.uint64(mask)
     slot = (np.uint64(key) * _GOLD) >> shift
     while True:
         v = hval[slot]
         if (v >> 32) != stamp:
             if not insert:
-                return g, g
-            hval[slot] = (stamp << 32) | g
+                return 0, g
+            hval[slot] = (stamp << 32) | (g + 1)
             hkey[slot] = key
-            return g, g + 1
+            return g + 1, g + 1
         if hkey[slot] == key:
             return v & _LOW32, g
         slot = (slot + np.uint64(1)) & umask
 
 
 @jit(inline=True)
-def _clip(huse, x, j, limit):
-    """One more occurrence of the n-gram ``x`` in reference ``j``: the clipped-use cell ``huse[x]``
-    (``reference << 32 | uses``; uses count from 0 again for each reference, and a cell is non-zero
-    once any reference has seen the n-gram) is updated; returns 1 if it matched, else 0.  No branch."""
-    v = huse[x]
-    v = v if (v >> 32) == j else j << 32
-    hit = np.int64((v & _LOW32) < limit)
-    huse[x] = v + hit
-    return hit
+def _ref_order(ids, s, npos_j, end, n, width, pos, pid, hcnt, use, seen, dense, dense_ok, g, stamp, shift, mask,
+               hkey, hval):
+    """One reference's order-``n`` n-grams at its kept positions ``pos[s:s + npos_j]``: clipped matches
+    against the hypothesis's counts ``hcnt`` (``use``: this reference's uses, zero), ``seen`` marked,
+    and the positions whose n-gram the hypothesis has kept.  Returns ``(matches, kept)``.  No branch on
+    the data: an n-gram the hypothesis lacks has id 0 and is dropped.  Looking up and clipping are two
+    loops, so that no read-modify-write waits on a table lookup for its address."""
+    k = s
+    m = 0
+    for q in range(s, s + npos_j):
+        p = pos[_u(q)]
+        if p + n > end:
+            break  # positions ascend: every later one is past the end too
+        key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
+        if dense_ok:
+            x = np.int64(dense[np.uint64(key)])
+        else:
+            x, _ = _hashed_id(key, False, g, stamp, shift, mask, hkey, hval)
+        pos[_u(k)] = p
+        pid[_u(k)] = x
+        k += x != 0
+    # clipped apart, over the kept n-grams only (the others have count 0): no update here waits on the
+    # table's loads for its address
+    for q in range(s, k):
+        x = pid[_u(q)]
+        u = use[_u(x)]
+        hit = np.int64(u < hcnt[_u(x)])
+        use[_u(x)] = u + hit
+        m += hit
+        seen[_u(x)] = 1
+    return m, k - s
 
 
 @jit
-def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, huse, dense, hkey, hval, bits, stamp,
-            out, row0, col0):
+def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, use, seen, hkeys, dense, hkey, hval,
+            bits, stamp, out, row0, col0):
     """Statistics of orders ``1..max_order`` of one pair's unit ids; returns the last stamp used.
 
     Text ``j`` (0: the hypothesis, then the references) has the unit ids
-    ``ids[ustart[j]:ustart[j] + ulen[j]]``: the hypothesis's are below
-    ``nv``, a reference's are those or ``nv`` (a unit the hypothesis lacks).
+    ``ids[ustart[j]:ustart[j] + ulen[j]]``: the hypothesis's are ``1..nv``,
+    a reference's are those or 0 (a unit the hypothesis lacks).
     Reference ``j`` writes row ``row0 + j - 1`` of ``out``, columns
     ``col0 + 3 * (n - 1) + (0, 1, 2)`` for order ``n``.
 
     Each text keeps the list of its positions whose n-gram is shared
     (``pos``, with that n-gram's id in ``pid``, from ``ustart[j]``,
     ``npos[j]`` of them); only those are extended to the next order.
-    ``hcnt``/``huse``: per id of the current order, the hypothesis's count
-    and the clipped-use cell (:func:`_clip`).  At every order the id after
-    the hypothesis's last is a spare with count 0: a reference n-gram the
-    hypothesis lacks takes it, so that the loops need no branch on whether
-    it was found.
+    Per id of the current order (1-based; 0 stands for every n-gram the
+    hypothesis lacks, with count 0, so that the loops need no branch on
+    whether an n-gram was found): ``hcnt`` the hypothesis's count, ``use``
+    the current reference's clipped uses, ``seen`` 1 once a reference has
+    it.  ``dense`` (zero outside this call) numbers an order's n-grams by
+    their key while the keys stay small, and is cleared again through the
+    hypothesis's keys (``hkeys``); larger keys go through the stamped hash
+    table ``hkey``/``hval``.
     """
     hs = ustart[0]
     hl = ulen[0]
@@ -345,19 +392,25 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, hus
     # order 1: the ids themselves
     for c in range(nv + 1):
         hcnt[c] = 0
-        huse[c] = 0
+        seen[c] = 0
     for q in range(hs, hs + hl):
         hcnt[_u(ids[_u(q)])] += 1
     for j in range(1, n_texts):
+        for c in range(nv + 1):
+            use[c] = 0
         s = ustart[j]
         k = s
         m = 0
         for q in range(s, s + ulen[j]):
             c = ids[_u(q)]
-            m += _clip(huse, np.uint64(c), j, hcnt[np.uint64(c)])
+            u = use[_u(c)]
+            hit = np.int64(u < hcnt[_u(c)])
+            use[_u(c)] = u + hit
+            m += hit
+            seen[_u(c)] = 1
             pos[_u(k)] = q  # branch-free compaction: written always, kept if shared
             pid[_u(k)] = c
-            k += c != nv
+            k += c != 0
         npos[j] = k - s
         out[row0 + j - 1, col0 + 2] = m
     k = hs
@@ -365,10 +418,10 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, hus
         c = ids[_u(q)]
         pos[_u(k)] = q
         pid[_u(k)] = c
-        k += huse[np.uint64(c)] != 0
+        k += seen[_u(c)]
     npos[0] = k - hs
     width = np.int64(nv + 1)  # unit ids are below this
-    g_prev = np.int64(nv)  # ids of the previous order's n-grams are below this
+    g_prev = np.int64(nv)  # ids of the previous order's n-grams are at most this
     mask = (1 << bits) - 1
     shift = np.uint64(64 - bits)
     for n in range(2, max_order + 1):
@@ -376,65 +429,70 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, hus
             break  # nothing shared: no match at this order or any above
         col = col0 + 3 * (n - 1)
         stamp += 1
-        dense_ok = g_prev * width <= DENSE  # keys are below this
-        tag = stamp << 32
-        # the hypothesis's n-grams that can still be shared, numbered from 0
+        dense_ok = (g_prev + 1) * width <= len(dense)  # keys are below this
+        # the hypothesis's n-grams that can still be shared, numbered from 1
         end = hs + hl
+        for x in range(npos[0] + 1):  # the ids to come are at most the positions
+            hcnt[x] = 0
+            seen[x] = 0
         g = 0
         k = hs
-        for q in range(hs, hs + npos[0]):
-            p = pos[_u(q)]
-            if p + n > end:
-                break  # positions ascend: every later one is past the end too
-            key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
-            hcnt[_u(g)] = 0
-            huse[_u(g)] = 0
-            if dense_ok:
-                v = dense[np.uint64(key)]
-                new = (v >> 32) != stamp
-                x = g if new else v & _LOW32
-                dense[np.uint64(key)] = tag | x
+        if dense_ok:
+            for q in range(hs, hs + npos[0]):
+                p = pos[_u(q)]
+                if p + n > end:
+                    break
+                key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
+                hkeys[_u(k - hs)] = key
+                v = np.int64(dense[np.uint64(key)])
+                new = np.int64(v == 0)
                 g += new
-            else:
+                x = v | (g & -new)  # v is 0 when new
+                dense[np.uint64(key)] = x
+                pos[_u(k)] = p
+                pid[_u(k)] = x
+                k += 1
+            for q in range(hs, k):  # counted apart: no update whose address waits on the table's loads
+                hcnt[_u(pid[_u(q)])] += 1
+        else:
+            for q in range(hs, hs + npos[0]):
+                p = pos[_u(q)]
+                if p + n > end:
+                    break
+                key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
                 x, g = _hashed_id(key, True, g, stamp, shift, mask, hkey, hval)
-            hcnt[np.uint64(x)] += 1
-            pos[_u(k)] = p
-            pid[_u(k)] = x
-            k += 1
+                hcnt[np.uint64(x)] += 1
+                pos[_u(k)] = p
+                pid[_u(k)] = x
+                k += 1
         n_h = k - hs
-        hcnt[_u(g)] = 0  # the spare id
         # every reference's: look up, clip, keep the shared positions
         for j in range(1, n_texts):
             s = ustart[j]
-            end = s + ulen[j]
-            k = s
             m = 0
+            kept = 0
             if n_h > 0:
-                for q in range(s, s + npos[j]):
-                    p = pos[_u(q)]
-                    if p + n > end:
-                        break
-                    key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
-                    if dense_ok:
-                        v = dense[np.uint64(key)]
-                        found = (v >> 32) == stamp
-                        x = v & _LOW32 if found else g
-                    else:
-                        x, _ = _hashed_id(key, False, g, stamp, shift, mask, hkey, hval)
-                        found = x != g
-                    m += _clip(huse, np.uint64(x), j, hcnt[np.uint64(x)])
-                    pos[_u(k)] = p
-                    pid[_u(k)] = x
-                    k += found
-            npos[j] = k - s
+                for x in range(g + 1):
+                    use[x] = 0
+                m, kept = _ref_order(ids, s, npos[j], s + ulen[j], n, width, pos, pid, hcnt, use, seen, dense,
+                                     dense_ok, g, stamp, shift, mask, hkey, hval)
+            npos[j] = kept
             out[row0 + j - 1, col + 2] = m
-        # keep the hypothesis's shared positions
+        # keep the hypothesis's shared positions (and clear its keys from ``dense``)
         k = hs
-        for q in range(hs, hs + n_h):
-            x = pid[_u(q)]
-            pos[_u(k)] = pos[_u(q)]
-            pid[_u(k)] = x
-            k += huse[np.uint64(x)] != 0
+        if dense_ok:
+            for q in range(hs, hs + n_h):
+                dense[np.uint64(hkeys[_u(q - hs)])] = 0
+                x = pid[_u(q)]
+                pos[_u(k)] = pos[_u(q)]
+                pid[_u(k)] = x
+                k += seen[np.uint64(x)]
+        else:
+            for q in range(hs, hs + n_h):
+                x = pid[_u(q)]
+                pos[_u(k)] = pos[_u(q)]
+                pid[_u(k)] = x
+                k += seen[np.uint64(x)]
         npos[0] = k - hs
         g_prev = g
     return stamp
@@ -442,8 +500,8 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, hus
 
 @jit
 def _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep_space, ws, punct, out, cb, ids, pos,
-          pid, tok_s, tok_e, wid, w_h, w_p, tok_h, hcnt, huse, ctab, dense, hkey, hval, hhash, cstart, clen, tstart,
-          tlen, npos, stamp):
+          pid, tok_s, tok_e, wid, w_h, w_p, tok_h, hcnt, use, seen, hkeys, ctab, dense, hkey, hval, hhash, cstart, clen,
+          tstart, tlen, npos, stamp):
     """The statistics of pair ``i`` into its rows of ``out``; returns ``(last stamp used, 1 if a lone surrogate)``."""
     n_texts = ref_ptr[i + 1] - ref_ptr[i] + 1
     row0 = ref_ptr[i]
@@ -457,16 +515,22 @@ def _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep
         r = i if j == 0 else n_pairs + row0 + j - 1
         cstart[j] = k
         tstart[j] = t
-        mode = 0 if char_order == 0 else (1 if j == 0 else 2)
         # pos/pid are free until the orders: the words' bounds go there
-        k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, mode, ws, punct, cb, ids, k, pos, pid,
-                            w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
+        if char_order == 0:
+            k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, 0, ws, punct, cb, ids, k, pos, pid,
+                                w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
+        elif j == 0:
+            k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, 1, ws, punct, cb, ids, k, pos, pid,
+                                w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
+        else:
+            k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, 2, ws, punct, cb, ids, k, pos, pid,
+                                w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
         bad |= b
         clen[j] = k - cstart[j]
         tlen[j] = t - tstart[j]
     if char_order > 0:
-        stamp = _orders(ids, cstart, clen, n_texts, nv, char_order, pos, pid, npos, hcnt, huse, dense, hkey, hval,
-                        _bits_for(clen[0]), stamp, out, row0, 0)
+        stamp = _orders(ids, cstart, clen, n_texts, nv, char_order, pos, pid, npos, hcnt, use, seen, hkeys, dense,
+                        hkey, hval, _bits_for(clen[0]), stamp, out, row0, 0)
     if words:
         stamp += 1
         bits = _bits_for(tlen[0])
@@ -478,9 +542,9 @@ def _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep
             for q in range(tstart[j], tstart[j] + tlen[j]):
                 x, g = _word_id(cb, tok_s[q], tok_e[q], np.uint64(tok_h[q]), insert, g, stamp, shift, mask, hkey, hval,
                                 hhash)
-                wid[q] = x if x >= 0 else g  # the hypothesis's words are numbered first: g is final
-        stamp = _orders(wid, tstart, tlen, n_texts, g, word_order, pos, pid, npos, hcnt, huse, dense, hkey, hval,
-                        bits, stamp, out, row0, 3 * char_order)
+                wid[q] = x + 1  # 1-based; 0: a word the hypothesis lacks
+        stamp = _orders(wid, tstart, tlen, n_texts, g, word_order, pos, pid, npos, hcnt, use, seen, hkeys, dense,
+                        hkey, hval, bits, stamp, out, row0, 3 * char_order)
     return stamp, bad
 
 
@@ -538,11 +602,11 @@ def pair_stats(addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, ke
     (``taken``: :func:`vecscore.kernels.swar.work_counter`).  Scratch, one
     row per worker: ``i32`` ``(workers, 4, U)`` int32 for ``U`` at least
     the code points of any pair plus one; for chrF++ ``w32`` ``(workers, 3, U)`` int32 and ``u64``
-    ``(workers, 3, U)`` int64 (else ``U`` may be 1 there); ``i64`` ``(workers, 2, H)`` for
+    ``(workers, 3, U)`` int64 (else ``U`` may be 1 there); ``i64`` ``(workers, HYP_ROWS, H)`` for
     ``H`` at least the longest hypothesis plus one; ``ctab``
-    ``(workers, CODE_POINTS)``; ``dense`` ``(workers, DENSE + 1)``;
+    ``(workers, CODE_POINTS)``; ``dense`` ``(workers, DENSE + 1)`` of :data:`DENSE_DTYPE`;
     ``hkey``/``hval``/``hhash`` ``(workers, table_size(H))``; ``small``
-    ``(workers, 5, most references + 2)`` (all int64, the stamped tables zero).
+    ``(workers, 5, most references + 2)`` (int64 but ``dense``; ``dense`` and the stamped tables zero).
     ``best[i]``/``scores[i]``: the row of pair ``i``'s best reference (the first with the highest chrF,
     as sacreBLEU picks it) and that chrF (:func:`f_score`, with ``factor`` and ``eps_smoothing``).
     ``bad[0]`` becomes 1 if a text holds a lone surrogate.
@@ -560,7 +624,9 @@ def pair_stats(addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, ke
         w_p = u64[worker, 1]
         tok_h = u64[worker, 2]
         hcnt = i64[worker, 0]
-        huse = i64[worker, 1]
+        use = i64[worker, 1]
+        seen = i64[worker, 2]
+        hkeys = i64[worker, 3]
         wc = ctab[worker]
         wd = dense[worker]
         wk = hkey[worker]
@@ -588,8 +654,8 @@ def pair_stats(addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, ke
                     _reset(wc, wd, wv)
                     stamp = 0
                 stamp, b = _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep_space, ws,
-                                 punct, out, cb, ids, pos, pid, tok_s, tok_e, wid, w_h, w_p, tok_h, hcnt, huse, wc, wd,
-                                 wk, wv, wh, cstart, clen, tstart, tlen, npos, stamp)
+                                 punct, out, cb, ids, pos, pid, tok_s, tok_e, wid, w_h, w_p, tok_h, hcnt, use, seen,
+                                 hkeys, wc, wd, wk, wv, wh, cstart, clen, tstart, tlen, npos, stamp)
                 if b:
                     bad[0] = 1
                 top = -1.0
