@@ -2,8 +2,9 @@
 corpus-vocabulary route and the plain-Python twins.
 
 Expected values come from the ``Counter``/textbook-DP twins in
-``tests/reference`` and from the independent sparse-matrix route; rouge-score
-parity of the public API on real data lives in test_rouge_n / test_rouge_lcs.
+``tests/reference``, from the independent sparse-matrix route and, for
+rougeLsum, from rouge-score itself; rouge-score parity of the public API on
+real data lives in test_rouge_n / test_rouge_lcs.
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ from vecscore import VecscoreError, fast_path
 from vecscore.engine.batch import build_batch
 from vecscore.engine.pair_rows import pair_rows
 from vecscore.kernels.intern import ASCII_LOWER
+from vecscore.kernels.pair_lsum import TABLE_CELLS
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
+from vecscore.kernels.wide_text import ROUGE_SCORE
 from vecscore.rouge.api import parse_metric
 from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.direct import direct_stats, lowered_utf8
@@ -108,7 +111,8 @@ def test_fast_path_is_taken_only_where_it_applies():
     assert direct_stats(["a b"], ["a b"], p) is not None
     assert direct_stats(["a b"], ["a b"], p, tokenizer="whitespace") is None
     assert direct_stats(["a b"], ["a b"], p, transform=lambda w: w) is None
-    assert direct_stats(["a b"], ["a b"], [parse_metric("rougeLsum")]) is None
+    assert direct_stats(["a b"], ["a b"], [parse_metric("rougeLsum")]) is not None
+    assert direct_stats(["a b"], ["a b"], [parse_metric("rougeW")]) is None
     assert direct_stats([["a", "b"]], [["a", "b"]], p) is None
 
 
@@ -182,3 +186,135 @@ def test_nul_offsets_word_at_a_time_at_any_alignment():
         b = raw[shift:]
         want = np.concatenate([[0], np.flatnonzero(b == 0) + 1, [len(b)]])
         assert np.array_equal(nul_offsets(b, len(want) - 1), want)
+
+
+# ---------------------------------------------------------------------------------------------
+# rougeLsum on the per-pair kernel, against rouge-score
+# ---------------------------------------------------------------------------------------------
+
+rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+_LSUM = rouge_scorer.RougeScorer(["rougeLsum"])
+# line breaks of every kind rouge-score's split("\n") meets, and lines of punctuation only
+_SEPS = [" ", " ", " ", "\n", "\r\n", "\n\n", " \n ", ". \n", "\n.!\n", "\r", "\u2028", "\x85"]
+_lines = st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPS)), max_size=30).map(
+    lambda xs: "".join(w + sep for w, sep in xs))
+_lsum_text = st.tuples(st.sampled_from(["", "\n", "\n\n", ". \n"]), _lines).map("".join)
+
+
+def _lsum_kernel(hyps, refs, key_mask=-1, bytewise=False):
+    """``(lengths, lsum, ref_ptr)`` of ``pair_rouge_stats(want_lsum=True)``; ``refs``: a list of references per pair."""
+    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8, ROUGE_SCORE)
+    lengths, _, _, lsum = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
+                                           np.array([1, 2], np.int64), True, key_mask, bytewise, want_lsum=True)
+    return lengths, lsum, ref_ptr
+
+
+def _assert_lsum_is_rouge_scores(hyps, refs, lengths, lsum, ref_ptr):
+    """Every (hypothesis, reference) row: hits / tokens are rouge-score's precision and recall."""
+    n = len(hyps)
+    for p, rs in enumerate(refs):
+        for j, r in enumerate(rs):
+            q = int(ref_ptr[p]) + j
+            want = _LSUM.score(r, hyps[p])["rougeLsum"]
+            hits, nh, nr = int(lsum[q]), int(lengths[p]), int(lengths[n + q])
+            assert nh == len(rouge_score_tokens(hyps[p])) and nr == len(rouge_score_tokens(r))
+            if nh == 0 or nr == 0:
+                assert hits == 0 and want.precision == want.recall == 0
+            else:
+                assert (hits / nh, hits / nr) == (want.precision, want.recall), (hyps[p], r, hits)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_lsum_text, st.lists(_lsum_text, min_size=1, max_size=3)), min_size=1, max_size=6),
+       st.booleans(), st.booleans(), st.integers(0, 3))
+def test_lsum_kernel_equals_rouge_score(pairs, collide, bytewise, repeat):
+    # repeating a hypothesis makes it span several 64-byte blocks (newlines across block edges)
+    hyps = [" ".join([h] * (1 + 4 * repeat)) for h, _ in pairs]
+    refs = [rs for _, rs in pairs]
+    lengths, lsum, ref_ptr = _lsum_kernel(hyps, refs, _COLLIDE if collide else -1, bytewise)
+    _assert_lsum_is_rouge_scores(hyps, refs, lengths, lsum, ref_ptr)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_lsum_text, st.lists(_lsum_text, min_size=1, max_size=3)), min_size=1, max_size=6))
+def test_lsum_direct_route_equals_general_route(pairs):
+    hyps = [h for h, _ in pairs]
+    refs = [rs for _, rs in pairs]
+    parsed = [parse_metric(m) for m in ["rouge1", "rouge2", "rougeL", "rougeLsum"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct, ref_ptr = direct_stats(hyps, refs, parsed)
+        batch = build_batch(hyps, refs, sentences=True)
+    assert np.array_equal(ref_ptr, batch.ref_ptr)
+    for (kind, param), got in zip(parsed, direct):
+        want = metric_stats(batch, kind, param)[:3]
+        for a, b in zip(got, want):
+            assert np.array_equal(a, b), (kind, param)
+
+
+def test_lsum_collisions_and_non_ascii_rows():
+    # long tokens that share keys, a NUL, wide and Latin-1 rows, "İ" (lowers to "i" + a combining dot)
+    hyps = ["abcdefghij abcdefghik\nabcdefghil x", "Caf\u00e9 au lait\r\n\u0130stanbul \u212a\n\n\u6f22\u5b57 b",
+            "the cat\x00sat\non the mat", "\n\n...\n", ""]
+    refs = [["abcdefghik abcdefghij\nzzzzzzzzzz abcdefghil"], ["\u0130 k\nau caf lait", "b\n\nistanbul"],
+            ["on the mat\nthe cat sat", "sat\x00the"], ["a\nb"], ["\n"]]
+    for mask, bytewise in itertools.product((-1, _COLLIDE, np.int64(-(1 << 63))), (False, True)):
+        lengths, lsum, ref_ptr = _lsum_kernel(hyps, refs, mask, bytewise)
+        _assert_lsum_is_rouge_scores(hyps, refs, lengths, lsum, ref_ptr)
+
+
+def test_lsum_long_hypothesis_lines_use_the_table_or_the_general_route():
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(12)]
+
+    def line(k):
+        return " ".join(rng.choice(words, k))
+
+    # a 100-token hypothesis line (the table) against short and long reference lines
+    hyps = [line(100) + "\n" + line(20), line(30), line(700)]
+    refs = [[line(70) + "\n" + line(10), line(5)], [line(90)], [line(600)]]
+    lengths, lsum, ref_ptr = _lsum_kernel(hyps, refs)
+    assert (701 * 601 > TABLE_CELLS) and lsum.tolist()[-1] == -1  # too large for the kernel's table
+    assert (lsum[:-1] >= 0).all()
+    _assert_lsum_is_rouge_scores(hyps[:2], refs[:2], lengths[[0, 1, 3, 4, 5]], lsum[:-1], ref_ptr[:3])
+    r = vecscore.rouge(hyps, [rs[0] for rs in refs], metrics=["rougeLsum", "rougeL"])
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        want = _LSUM.score(rs[0], h)["rougeLsum"]
+        assert (r["rougeLsum"].precision[i], r["rougeLsum"].recall[i]) == (want.precision, want.recall)
+
+
+def test_lsum_public_api_matches_rouge_score_multi_reference():
+    hyps = ["the cat sat\non the mat", "\n\nA b c\r\nd e\n", "x"]
+    refs = [["the mat\nthe cat sat on", "cat"], ["a b\n\nc d e"], ["", "\n"]]
+    r = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeLsum"])
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        want = rouge_scorer.RougeScorer(["rouge1", "rougeLsum"]).score_multi(rs, h)
+        for m in ("rouge1", "rougeLsum"):
+            assert r[m].fmeasure[i] == pytest.approx(want[m].fmeasure, abs=1e-15), (m, h, rs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=64), st.lists(st.integers(0, 3), min_size=1, max_size=90))
+def test_lsum_bit_rows_walk_back_marks_rouge_scores_positions(h, r):
+    # few symbols: many ties, so many ways back through the table; rouge-score's walk picks one
+    from vecscore.kernels.pair_lsum import _mark_lcs_rows
+
+    want = rouge_scorer._backtrack_norec(rouge_scorer._lcs_table(r, h), r, h)  # positions in r
+    pm = np.zeros(4, np.uint64)
+    for j, x in enumerate(h):
+        pm[x] |= np.uint64(1) << np.uint64(j)
+    got = np.zeros(len(r), np.int32)
+    _mark_lcs_rows(np.array(r, np.int64), 0, len(r), len(h), pm, np.zeros(len(r) + 1, np.uint64),
+                   np.zeros(len(r) + 1, np.int64), got, 0)
+    assert np.flatnonzero(got).tolist() == want
+
+
+def test_lsum_scratch_stays_within_its_bound():
+    from vecscore.kernels.pair_rouge import rouge_scratch, scratch_bound
+
+    for nbytes in (10, 129, 300, 5_000, 500_000):
+        for frac in (0.1, 0.5, 0.9):
+            lens = np.array([int(nbytes * frac), nbytes - int(nbytes * frac)])
+            for max_order, want_lcs in ((0, False), (1, False), (2, False), (2, True)):
+                need = int(rouge_scratch(lens, np.array([0, 1]), 36, max_order, want_lcs, True)[0])
+                assert need <= scratch_bound(nbytes, max_order, want_lcs, True), (nbytes, frac, need)

@@ -1,4 +1,4 @@
-"""ROUGE-N and ROUGE-L statistics straight from bytes, one pair at a time.
+"""ROUGE-N, ROUGE-L and ROUGE-Lsum statistics straight from bytes, one pair at a time.
 
 The fast path of :func:`vecscore.rouge` for byte-run tokenizers (tokens are
 maximal runs of bytes ``b`` with ``table[b] != 0``, compared after mapping
@@ -24,7 +24,11 @@ allocation would be lost):
    integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
    from dense counts over those ids, one pass per text;
 3. the LCS of the hypothesis and each reference runs the bit-parallel kernels
-   of :mod:`vecscore.kernels.lcs` on the local ids.
+   of :mod:`vecscore.kernels.lcs` on the local ids;
+4. for ROUGE-Lsum, the texts' sentences (their lines) come from the tokens'
+   byte offsets, kept in step 1, and the newlines between them, and
+   rouge-score's summary-level union LCS runs on the local ids
+   (:mod:`vecscore.kernels.pair_lsum`).
 
 These are the same integer statistics as the sparse count matrices and the
 global interning of :mod:`vecscore.engine.counts` produce (the tests compare both
@@ -34,15 +38,16 @@ compared within their own pair, so nothing is shared between threads.
 Memory: a pair's scratch is bounded by its bytes of text (tokens, distinct
 tokens and hypothesis tokens are bounded by them, :func:`rouge_sizes`), at
 most :data:`SCRATCH_BOUNDS` bytes per byte (28 for ROUGE-1, 86 with any
-ROUGE-N, N >= 2, 45 and 90 with ROUGE-L, plus 32 MB for its match-mask
-table).  Pairs whose scratch fits :data:`vecscore.memory.PARALLEL_SCRATCH`
-run on every thread, each thread with scratch for the largest of them; larger
-pairs run on as few threads as keep their scratch within that budget per
-thread, and first get the scratch of steps 2 and 3 for half their bound of
-tokens: a pair with more tokens (known once it is tokenized) runs again with
-scratch for its counts.  A pair whose scratch cannot be allocated raises
-:class:`vecscore.memory.PairMemoryError` (a ``MemoryError`` and a
-``VecscoreError``) naming it, with the memory it needs.
+ROUGE-N, N >= 2, 45 and 90 with ROUGE-L, plus 32 MB for its match-mask table;
+ROUGE-Lsum adds :data:`LSUM_SCRATCH`: 27 bytes per byte and 2 MB for the LCS
+table of hypothesis sentences longer than 64 tokens).  Pairs whose scratch
+fits :data:`vecscore.memory.PARALLEL_SCRATCH` run on every thread, each thread
+with scratch for the largest of them; larger pairs run on as few threads as
+keep their scratch within that budget per thread, and first get the scratch of
+steps 2 and 3 for half their bound of tokens: a pair with more tokens (known
+once it is tokenized) runs again with scratch for its counts.  A pair whose
+scratch cannot be allocated raises :class:`vecscore.memory.PairMemoryError` (a
+``MemoryError`` and a ``VecscoreError``) naming it, with the memory it needs.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.kernels.lcs import lcs_long_into, lcs_long_words, lcs_short
 from vecscore.kernels.ngrams import table_bits
+from vecscore.kernels.pair_lsum import lsum_hits, table_cells, text_sentences
 from vecscore.kernels.pair_tables import (
     DENSE_IDS,
     FNV_OFFSET,
@@ -145,7 +151,7 @@ def _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, r
 
 @jit
 def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
-                     tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab):
+                     tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab, tpos, keep_pos):
     """Tokenize the ``n`` bytes at ``addr``; intern each token into the pair's table.
 
     ``cls[b]`` is the folded byte ``b`` inside a token, 0 for a separator.
@@ -157,7 +163,8 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
     and a key hit there is confirmed by comparing the bytes with the id's
     first occurrence (``rep_start``: its address).  ``key_mask`` is ANDed into
     every hashed key (all ones; the tests keep a few bits to force collisions
-    through the comparison).
+    through the comparison).  If ``keep_pos``, ``tpos[k]`` gets token ``k``'s
+    byte offset in its text.
     """
     text = text_at(addr, n)
     s = -1
@@ -194,6 +201,8 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
         v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
                              n_vocab)
         ids[k] = v
+        if keep_pos:
+            tpos[k] = s
         k += 1
     return k, n_vocab
 
@@ -222,14 +231,14 @@ def _alnum_bits(addr):
 
 @jit
 def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
-                           n_vocab, pad):
+                           n_vocab, pad, tpos, keep_pos):
     """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased).
 
     Token boundaries come from 64-bit masks of 64 bytes at a time (full
     blocks read in place, the rest copied into ``pad`` after zero bytes, so
     nothing past ``n`` is read), and a short token's key from one 8-byte
     load lowercased as a word; each token is interned as soon as its end is
-    known.  Keys are the same as :func:`_tokenize_intern`'s.
+    known.  Keys (and ``tpos``) are the same as :func:`_tokenize_intern`'s.
     """
     text = text_at(addr, n)
     one = np.uint64(1)
@@ -283,6 +292,8 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
             v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
                                  n_vocab)
             ids[k] = v
+            if keep_pos:
+                tpos[k] = s
             k += 1
         if last:
             return k, n_vocab
@@ -321,9 +332,19 @@ def _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot):
         slot[j] = -1
 
 
+@jit
+def _lsum_init(bud_h, bud_r, pm):
+    """The ROUGE-Lsum counts and masks zero (see :func:`_rouge_init`)."""
+    for j in range(len(bud_h)):
+        bud_h[j] = 0
+        bud_r[j] = 0
+    for j in range(len(pm)):
+        pm[j] = 0
+
+
 @jit(parallel=True)
-def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k_sym, todo, bounds,
-                    workers, i64, o64, i32, o32, u64, o64u, u8, lengths, hits, lcs, caps, again, taken):
+def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k_sym, todo,
+                    bounds, workers, i64, o64, i32, o32, u64, o64u, u8, lengths, hits, lcs, lsum, caps, again, taken):
     """:func:`pair_rouge_stats` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
     ``todo[bounds[c]:bounds[c + 1]]`` one at a time.  Each thread's scratch is carved from its
     row of the slabs ``i64``, ``i32``, ``u64`` and ``u8`` at the offsets ``o64``, ``o32`` and
@@ -350,15 +371,26 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask,
         toff = a[o64[11]:o64[12]]
         slot = a[o64[12]:o64[13]]
         items = a[o64[13]:o64[14]]
+        tpos = a[o64[14]:o64[15]]  # ROUGE-Lsum (vecscore.kernels.pair_lsum)
+        sent = a[o64[15]:o64[16]]
+        soff = a[o64[16]:o64[17]]
+        live = a[o64[17]:o64[18]]
         hcnt = b[o32[0]:o32[1]]
         rcnt = b[o32[1]:o32[2]]
         hcnt2 = b[o32[2]:o32[3]]
         rcnt2 = b[o32[3]:o32[4]]
+        bud_h = b[o32[4]:o32[5]]
+        bud_r = b[o32[5]:o32[6]]
+        table = b[o32[6]:o32[7]]
+        mark = b[o32[7]:o32[8]]
         mask1 = c[o64u[0]:o64u[1]]
         words = c[o64u[1]:o64u[2]]
+        pm = c[o64u[2]:o64u[3]]
+        rows = c[o64u[3]:o64u[4]]
         if max_order <= 1:
             cur = ids  # order 1 reads the token ids in place
         _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
+        _lsum_init(bud_h, bud_r, pm)
         while True:
             ch = claim(taken, w, workers)
             if ch >= n_chunks:
@@ -380,10 +412,12 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask,
                     row = p if t == 0 else n_pairs + q0 + t - 1
                     if block:
                         k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
-                                                            tid, slot_of, rep_start, rep_len, ids, k, n_vocab, pad)
+                                                            tid, slot_of, rep_start, rep_len, ids, k, n_vocab, pad,
+                                                            tpos, want_lsum)
                     else:
                         k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
-                                                      tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab)
+                                                      tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab, tpos,
+                                                      want_lsum)
                     toff[t + 1] = k
                     lengths[row] = k - toff[t]
                 for v in range(n_vocab):  # free the pair's slots (slot_of[v]: the slot of id v)
@@ -405,6 +439,18 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask,
                             lcs[q0 + t - 1] = lcs_short(x, y, mask1)
                         else:
                             lcs[q0 + t - 1] = lcs_long_into(x, y, slot, items, words)
+                # 2b. summary-level union LCS over the texts' lines (-1: the table does not fit)
+                if want_lsum:
+                    ns = 0
+                    for t in range(n_texts):
+                        row = p if t == 0 else n_pairs + q0 + t - 1
+                        soff[t] = ns
+                        sent[ns] = toff[t]
+                        ns = text_sentences(addrs[row], lens[row], tpos, toff[t], toff[t + 1], sent, ns + 1, pad)
+                    soff[n_texts] = ns
+                    for t in range(1, n_texts):
+                        lsum[q0 + t - 1] = lsum_hits(ids, sent, soff[0], soff[1], soff[t], soff[t + 1], bud_h, bud_r,
+                                                     pm, rows, live, table, mark)
                 # 3. clipped n-gram hits for the requested orders (the n-gram table holds hypothesis n-grams)
                 gbits = table_bits(toff[1] + 1)
                 pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, 64 - gbits, (1 << gbits) - 1, gkey, gid_of,
@@ -428,13 +474,16 @@ def token_classes(table, fold):
     return cls, block, k
 
 
-def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs):
+def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs, want_lsum=False, H=None):
     """The scratch of one thread: ``{dtype: [(name, count)]}`` in the order :func:`_pair_rouge_run`
     carves it.  Step 1 (tokens and their ids) holds pairs of up to ``T`` tokens and ``D`` distinct
     ones; steps 2 and 3 (LCS, n-grams) pairs of up to ``Tb`` tokens, ``Hb - 1`` hypothesis
-    tokens, ``Vb`` distinct tokens and ``Rb`` tokens in a reference.  Takes ints, or int arrays
-    (one layout per pair, for :meth:`Slabs.per_worker_bytes`)."""
+    tokens, ``Vb`` distinct tokens and ``Rb`` tokens in a reference; ROUGE-Lsum's table is sized
+    for ``H - 1`` hypothesis tokens (default ``Hb - 1``).  Takes ints, or int arrays (one layout
+    per pair, for :meth:`Slabs.per_worker_bytes`)."""
     zero = 0 * T
+    lsum = bool(want_lsum)
+    cells = table_cells(Hb if H is None else H, Rb) if lsum else zero
     order2 = max_order >= 2
     s_g = table_slots(Hb) if order2 else zero
     counts = np.maximum(np.maximum(Vb, Hb if order2 else zero), DENSE_IDS) if max_order >= 1 else zero
@@ -445,9 +494,14 @@ def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs):
         np.int64: [("tkey", table_slots(D)), ("tid", table_slots(D)), ("slot_of", D), ("rep_start", D),
                    ("rep_len", D), ("ids", T), ("cur", Tb if order2 else zero), ("nxt", Tb if order2 else zero),
                    ("gkey", s_g), ("gid_of", s_g), ("gstamp", s_g), ("toff", most_refs + 2), ("slot", lcs_ids),
-                   ("lcs_items", items)],
-        np.int32: [("hcnt", counts), ("rcnt", counts), ("hcnt2", dense2 + zero), ("rcnt2", dense2 + zero)],
-        np.uint64: [("mask1", lcs_ids), ("lcs_words", words)],
+                   ("lcs_items", items), ("tpos", T if lsum else zero),
+                   ("sent", T + most_refs + 2 if lsum else zero), ("soff", most_refs + 2 if lsum else zero),
+                   ("live", Rb + 1 if lsum else zero)],
+        np.int32: [("hcnt", counts), ("rcnt", counts), ("hcnt2", dense2 + zero), ("rcnt2", dense2 + zero),
+                   ("bud_h", Vb if lsum else zero), ("bud_r", Vb if lsum else zero), ("table", cells),
+                   ("mark", Rb if lsum else zero)],
+        np.uint64: [("mask1", lcs_ids), ("lcs_words", words), ("pm", Vb if lsum else zero),
+                    ("rows", Rb + 1 if lsum else zero)],
         np.uint8: [("pad", 64 + zero)],
     }
 
@@ -478,9 +532,16 @@ SCRATCH_BOUNDS = {(False, False): (28, 1 << 20), (True, False): (86, 1 << 20), (
                   (True, True): (90, 34 << 20)}
 
 
-def scratch_bound(nbytes, max_order, want_lcs):
-    """:data:`SCRATCH_BOUNDS` for a pair of ``nbytes`` bytes of text: the most scratch it can take."""
+#: What ROUGE-Lsum adds to :data:`SCRATCH_BOUNDS` (bytes per byte, fixed part: its table).
+LSUM_SCRATCH = (27, 2 << 20)
+
+
+def scratch_bound(nbytes, max_order, want_lcs, want_lsum=False):
+    """:data:`SCRATCH_BOUNDS` (and :data:`LSUM_SCRATCH`) for a pair of ``nbytes`` bytes of text: the
+    most scratch it can take."""
     per_byte, fixed = SCRATCH_BOUNDS[(max_order >= 2, bool(want_lcs))]
+    if want_lsum:
+        per_byte, fixed = per_byte + LSUM_SCRATCH[0], fixed + LSUM_SCRATCH[1]
     return per_byte * nbytes + fixed
 
 
@@ -491,19 +552,25 @@ def scratch_bound(nbytes, max_order, want_lcs):
 BIG_TOKENS = 1 << 16
 
 
-def rouge_scratch(lens, ref_ptr, k, max_order, want_lcs):
+def rouge_scratch(lens, ref_ptr, k, max_order, want_lcs, want_lsum=False):
     """Scratch bytes of each pair scored alone (one thread), for its bounds of tokens."""
     T, D, H, Rb, nr, _, _ = rouge_sizes(lens, ref_ptr, k)
-    return Slabs.per_worker_bytes(rouge_layout(T, D, T, H, D, Rb, nr, max_order, want_lcs))
+    return Slabs.per_worker_bytes(rouge_layout(T, D, T, H, D, Rb, nr, max_order, want_lcs, want_lsum))
 
 
-def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1, bytewise=False):
+def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1, bytewise=False,
+                     want_lsum=False):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
 
     ``orders`` (int64, increasing, >= 1) are the ROUGE-N orders to count.
     Returns ``(lengths, hits, lcs)``: tokens per text (``n_texts``), hits per
     order and reference row (``len(orders) x n_refs``), and the LCS length of
-    each reference row with its hypothesis (zeros unless ``want_lcs``).
+    each reference row with its hypothesis (zeros unless ``want_lcs``); with
+    ``want_lsum``, ``(lengths, hits, lcs, lsum)``: also rouge-score's
+    ROUGE-Lsum hits of each reference row (:mod:`vecscore.kernels.pair_lsum`),
+    -1 for the rows whose hypothesis has a sentence of more than 64 tokens
+    and whose LCS table would exceed :data:`vecscore.kernels.pair_lsum.TABLE_CELLS`
+    (the caller scores those on the general route).
     ``key_mask``: see :func:`_tokenize_intern` (tests only).  rouge-score's
     table and fold take the block tokenizer (:func:`_tokenize_intern_alnum`)
     unless ``bytewise`` (tests compare both).
@@ -523,15 +590,20 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     n_orders = len(orders)
     max_order = int(orders[-1]) if n_orders else 0
     want_lcs = bool(want_lcs)
+    want_lsum = bool(want_lsum)
     lengths = np.zeros(n_pairs + n_refs, np.int64)
     hits = np.zeros((n_orders, n_refs), np.int64)
     lcs = np.zeros(n_refs, np.int64)
+    lsum = np.zeros(n_refs, np.int64)
+    out = (lengths, hits, lcs, lsum) if want_lsum else (lengths, hits, lcs)
     if n_pairs == 0:
-        return lengths, hits, lcs
+        return out
     cls, block, k = token_classes(table, fold)
     block = block and not bytewise
     threads = numba.get_num_threads()
-    run = (addrs, lens, cls, fold, ref_ptr, orders, want_lcs, np.int64(key_mask), block, k, lengths, hits, lcs)
+    run = (addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, np.int64(key_mask), block, k, lengths, hits,
+           lcs, lsum)
+    kinds = (orders, want_lcs, want_lsum)
     # the usual batch: no large pair, and scratch for the bounds of the largest fits every thread
     nr = np.diff(ref_ptr)
     hyp_b = lens[:n_pairs]
@@ -542,12 +614,13 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     if T <= BIG_TOKENS:
         D = min(T, k + k * k + units // 4 + 1)
         H = (int(hyp_b.max()) + 1) // 2 + 1
-        layout = rouge_layout(T, D, T, H, D, int(ref_units.max()) // 2 + 1, int(nr.max()), max_order, want_lcs)
+        layout = rouge_layout(T, D, T, H, D, int(ref_units.max()) // 2 + 1, int(nr.max()), max_order, want_lcs,
+                              want_lsum)
         if Slabs.per_worker_bytes(layout) <= PARALLEL_SCRATCH:
             again = np.zeros((n_pairs, 3), np.int64)
             _rouge_group(run, np.arange(n_pairs, dtype=np.int64), threads, threads, layout, (T, H, D), again,
-                         lambda nbytes: _rouge_message(lens, ref_ptr, orders, want_lcs, None, nbytes))
-            return lengths, hits, lcs  # nothing to run again: the scratch holds every pair's bounds
+                         lambda nbytes: _rouge_message(lens, ref_ptr, kinds, None, nbytes))
+            return out  # nothing to run again: the scratch holds every pair's bounds
     T, D, H, Rb, nr, hyp_b, ref_b = rouge_sizes(lens, ref_ptr, k)
     big = T > BIG_TOKENS
     Tb = np.where(big, T // 2 + 1, T)
@@ -557,40 +630,44 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     while len(pending):
         again = np.zeros((n_pairs, 3), np.int64)  # per pair: tokens, hypothesis tokens + 1, distinct tokens
         need = Slabs.per_worker_bytes(rouge_layout(T[pending], D[pending], Tb[pending], Hb[pending], Vb[pending],
-                                                   Rb[pending], nr[pending], max_order, want_lcs))
+                                                   Rb[pending], nr[pending], max_order, want_lcs, want_lsum,
+                                                   H[pending]))
         for sub, workers in groups(need, threads):
             todo = pending[sub]
             caps = (Tb[todo].max(), Hb[todo].max(), Vb[todo].max())
             layout = rouge_layout(T[todo].max(), D[todo].max(), *caps, Rb[todo].max(), nr[todo].max(), max_order,
-                                  want_lcs)
+                                  want_lcs, want_lsum, H[todo].max())
             _rouge_group(run, todo, workers, threads, layout, caps, again,
-                         lambda nbytes, todo=todo: _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes))
+                         lambda nbytes, todo=todo: _rouge_message(lens, ref_ptr, kinds, todo, nbytes))
         pending = np.flatnonzero(again.any(axis=1)).astype(np.int64)
         Tb[pending] = np.maximum(Tb[pending], again[pending, 0])
         Hb[pending] = np.maximum(Hb[pending], again[pending, 1])
         Vb[pending] = np.maximum(Vb[pending], again[pending, 2])
-    return lengths, hits, lcs
+    return out
 
 
 def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     """Run :func:`_pair_rouge_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``,
     whose steps 2 and 3 hold ``caps`` (tokens, hypothesis tokens + 1, distinct tokens)."""
-    addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k, lengths, hits, lcs = run
+    addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, lengths, hits, lcs, lsum = run
     max_order = int(orders[-1]) if len(orders) else 0
     unused = np.int64(1) << 62  # caps of scratch the metrics asked for do not use
     caps = np.array([caps[0] if max_order >= 2 else unused,  # rougeN for N >= 2: n-gram ids per token
                      caps[1] if max_order >= 2 or want_lcs else unused,  # n-gram table, LCS
-                     caps[2] if max_order >= 1 or want_lcs else unused], np.int64)  # counts, LCS per distinct token
+                     caps[2] if max_order >= 1 or want_lcs or want_lsum else unused], np.int64)  # per distinct token
     bounds = group_bounds(len(todo), workers, threads)
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
-    _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, key_mask, block, k, todo, bounds,
+    _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, todo, bounds,
                     slabs.workers, a[np.int64], o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64],
-                    a[np.uint8], lengths, hits, lcs, caps, again, work_counter(slabs.workers))
+                    a[np.uint8], lengths, hits, lcs, lsum, caps, again, work_counter(slabs.workers))
 
 
-def _rouge_message(lens, ref_ptr, orders, want_lcs, todo, nbytes):
-    """The :class:`vecscore.memory.PairMemoryError` message for the largest pair of ``todo`` (all if ``None``)."""
-    kinds = ", ".join([f"ROUGE-{int(n)}" for n in orders] + (["ROUGE-L"] if want_lcs else []))
+def _rouge_message(lens, ref_ptr, what, todo, nbytes):
+    """The :class:`vecscore.memory.PairMemoryError` message for the largest pair of ``todo`` (all if ``None``);
+    ``what``: ``(orders, want_lcs, want_lsum)``."""
+    orders, want_lcs, want_lsum = what
+    kinds = ", ".join([f"ROUGE-{int(n)}" for n in orders] + (["ROUGE-L"] if want_lcs else [])
+                      + (["ROUGE-Lsum"] if want_lsum else []))
     return largest_pair_message("vecscore.rouge", kinds, lens, ref_ptr, todo, nbytes)

@@ -21,8 +21,8 @@ from vecscore.kernels.lcs import MAX_TABLE_CELLS, as_int64, check_offsets, id_ra
 from vecscore.kernels.swar import popcount as _popcount
 from vecscore.memory import CHUNK_FAILED
 
-__all__ = ["union_lcs_hits_pairs", "check_sentences", "check_table_size", "max_sentence_len", "budget_arrays",
-           "add_budget", "clear_budget", "reference_marks", "longest_sentence"]
+__all__ = ["union_lcs_hits_pairs", "mark_lcs", "check_sentences", "check_table_size", "max_sentence_len",
+           "budget_arrays", "add_budget", "clear_budget", "reference_marks", "longest_sentence"]
 
 
 # --------------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ __all__ = ["union_lcs_hits_pairs", "check_sentences", "check_table_size", "max_s
 
 
 @jit
-def _mark_lcs(r, h, t, mark):
+def mark_lcs(r, h, t, mark):
     """Mark in ``mark`` the positions of ``r`` on the LCS of ``r`` and ``h``.
 
     ``t`` is a scratch of at least ``(len(r) + 1) * (len(h) + 1)`` int32 cells.
@@ -78,13 +78,13 @@ def _zeros_below(v, j):
 
 @jit(inline=True)
 def _mark_lcs_bits(r, h, pm, rows, live, mark):
-    """:func:`_mark_lcs` for ``len(h) <= 64`` from Hyyro's bit-parallel rows.
+    """:func:`mark_lcs` for ``len(h) <= 64`` from Hyyro's bit-parallel rows.
 
     ``pm[x]`` holds the bits ``j`` with ``h[j] == x`` (set by the caller);
     row ``i``'s vector has a zero bit for every unit of LCS(r[:i], h[:j])
     below bit ``j``, so the DP value ``t[i][j]`` is the number of zero bits
     below ``j`` (:func:`_zeros_below`), and the same walk back as
-    :func:`_mark_lcs` runs on ``O(len(r))`` stored words instead of a
+    :func:`mark_lcs` runs on ``O(len(r))`` stored words instead of a
     ``len(r) x len(h)`` table.  A row whose token is not in ``h`` equals the
     row above, so the walk goes straight up through it: only the rows with a
     match (listed in ``live``) are visited.  ``rows`` and ``live`` need
@@ -235,7 +235,7 @@ def _union_chunk_body(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_o
                 if n <= 64:
                     _mark_lcs_bits(ref, hyp, pm, rows, live, mark[r_sent[s] - r_base:])
                 else:
-                    _mark_lcs(ref, hyp, table, mark[r_sent[s] - r_base:])
+                    mark_lcs(ref, hyp, table, mark[r_sent[s] - r_base:])
             if n <= 64:
                 for j in range(n):
                     pm[hyp[j]] = np.uint64(0)

@@ -1,24 +1,29 @@
-"""ROUGE-N and ROUGE-L straight from text: the fast path of :func:`vecscore.rouge`.
+"""ROUGE-N, ROUGE-L and ROUGE-Lsum straight from text: the fast path of :func:`vecscore.rouge`.
 
-When the texts are ``str``, the tokenizer is ``rouge-score`` and no
-vocabulary transform (stemming, stopwords) is asked for, rouge-score's
-rouge1..rougeN and rougeL need no corpus-wide vocabulary: every statistic
-compares tokens within one pair.  :func:`direct_stats` then runs one fused
-kernel (:mod:`vecscore.kernels.pair_rouge`) over the raw bytes instead of
-building token spans, corpus ids and sparse count matrices for the whole
-batch.  Pure-ASCII ``str`` are read where they lie (:mod:`vecscore.engine.pair_rows`);
-other ``str`` are read in place too, as the bytes rouge-score's tokenizer
-would see (:data:`vecscore.kernels.wide_text.ROUGE_SCORE`: Latin-1 rows as
-they are, wider ones transcoded by a kernel); rows that cannot be read in
-place are lowercased by ``str.lower()`` and encoded (:func:`lowered_utf8`).
-A text holding a lone surrogate is refused as on the plain route, naming
-the row.  The integer statistics are the same as
-:func:`vecscore.engine.batch.build_batch` plus :mod:`vecscore.engine.counts` give (the tests
-compare the two routes); memory is the outputs and scratch for one pair per
-thread (bounded by the pair's bytes of text, see
-:mod:`vecscore.kernels.pair_rouge`), plus the encoded non-ASCII rows.  A pair
-whose scratch cannot be allocated raises :class:`vecscore.memory.PairMemoryError`
-naming it (``hyps[i]``) and the memory it needs.
+When the texts are ``str``, the tokenizer is ``rouge-score`` and no vocabulary
+transform (stemming, stopwords) is asked for, rouge-score's rouge1..rougeN,
+rougeL and rougeLsum need no corpus-wide vocabulary: every statistic compares
+tokens within one pair (rougeLsum's sentences are the texts' lines, after
+:func:`vecscore.rouge` has applied the sentence splitter).
+:func:`direct_stats` then runs one fused kernel
+(:mod:`vecscore.kernels.pair_rouge`) over the raw bytes instead of building
+token spans, corpus ids and sparse count matrices for the whole batch.
+Pure-ASCII ``str`` are read where they lie (:mod:`vecscore.engine.pair_rows`);
+other ``str`` are read in place too, as the bytes rouge-score's tokenizer would
+see (:data:`vecscore.kernels.wide_text.ROUGE_SCORE`: Latin-1 rows as they are,
+wider ones transcoded by a kernel); rows that cannot be read in place are
+lowercased by ``str.lower()`` and encoded (:func:`lowered_utf8`).  A text
+holding a lone surrogate is refused as on the plain route, naming the row.  The
+integer statistics are the same as :func:`vecscore.engine.batch.build_batch`
+plus :mod:`vecscore.engine.counts` give (the tests compare the two routes);
+memory is the outputs and scratch for one pair per thread (bounded by the
+pair's bytes of text, see :mod:`vecscore.kernels.pair_rouge`), plus the encoded
+non-ASCII rows.  A pair whose scratch cannot be allocated raises
+:class:`vecscore.memory.PairMemoryError` naming it (``hyps[i]``) and the memory
+it needs.  The rare (hypothesis, reference) rows whose rougeLsum needs an LCS
+table larger than the kernel keeps (a hypothesis line of more than 64 tokens
+against long reference lines, see :mod:`vecscore.kernels.pair_lsum`) get their
+rougeLsum from the general route's kernel (:mod:`vecscore.kernels.union_lcs`).
 """
 from __future__ import annotations
 
@@ -42,7 +47,7 @@ def _applies(hyps, parsed, tokenizer, transform) -> bool:
         isinstance(tokenizer, str)
         and tokenizer == "rouge-score"
         and transform is None
-        and all(kind in ("n", "L") for kind, _ in parsed)
+        and all(kind in ("n", "L", "Lsum") for kind, _ in parsed)
         and not isinstance(hyps, (str, bytes))
         and hasattr(hyps, "__len__")
         and input_kind(hyps) == "text"
@@ -55,8 +60,8 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
 
     ``None`` means this route does not apply to the call (the protocol of every
     route, see :mod:`vecscore.route`): not ``str`` texts, another tokenizer, a
-    vocabulary transform, or metrics other than rougeN and rougeL.  ``parsed``
-    holds ``("n", N)`` and ``("L", 0)`` entries (see
+    vocabulary transform, or metrics other than rougeN, rougeL and rougeLsum.
+    ``parsed`` holds ``("n", N)``, ``("L", 0)`` and ``("Lsum", 0)`` entries (see
     :func:`vecscore.rouge.parse_metric`).  ``hits`` and ``ref_count`` have one
     entry per reference row, ``hyp_count`` one per pair.
     """
@@ -67,19 +72,41 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
                                      lambda i: _lone_surrogate(hyps, refs, i))
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)
-    lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders,
-                                          want_lcs)
+    want_lsum = any(kind == "Lsum" for kind, _ in parsed)
+    found = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders, want_lcs,
+                             want_lsum=want_lsum)
+    lengths, hits, lcs = found[:3]
+    lsum = _lsum_fallback(found[3], texts, ref_ptr) if want_lsum else None
     if warn_empty:  # attributed to the caller of rouge() (this, rouge, its workers= wrapper)
         warn_empty_rows(texts, lengths)
     hyp_len, ref_len = lengths[:n], lengths[n:]
     out = []
     for kind, param in parsed:
-        if kind == "L":
-            out.append((lcs, hyp_len, ref_len))
+        if kind in ("L", "Lsum"):
+            out.append((lcs if kind == "L" else lsum, hyp_len, ref_len))
             continue
         k = int(np.searchsorted(orders, int(param)))
         out.append((hits[k], np.maximum(hyp_len - (param - 1), 0), np.maximum(ref_len - (param - 1), 0)))
     return out, ref_ptr
+
+
+def _lsum_fallback(lsum, texts, ref_ptr):
+    """``lsum`` with its -1 rows (tables too large for the per-pair kernel) scored by the general route."""
+    todo = np.flatnonzero(lsum < 0)
+    if todo.size == 0:
+        return lsum
+    from vecscore.engine.batch import build_batch
+    from vecscore.kernels.union_lcs import union_lcs_hits_pairs
+
+    n = len(ref_ptr) - 1
+    owner = np.repeat(np.arange(n), np.diff(ref_ptr))[todo]
+    batch = build_batch([texts[int(p)] for p in owner], [texts[n + int(q)] for q in todo], sentences=True,
+                        warn_empty=False)
+    t = batch.texts
+    so, ts = batch.sentences
+    lsum[todo] = union_lcs_hits_pairs(t.ids, so, ts, t.ids, so, ts, batch.owner, batch.ref_rows,
+                                      vocab_size=batch.n_vocab)
+    return lsum
 
 
 def lowered_utf8(text: str) -> bytes:
