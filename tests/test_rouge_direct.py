@@ -318,3 +318,46 @@ def test_lsum_scratch_stays_within_its_bound():
             for max_order, want_lcs in ((0, False), (1, False), (2, False), (2, True)):
                 need = int(rouge_scratch(lens, np.array([0, 1]), 36, max_order, want_lcs, True)[0])
                 assert need <= scratch_bound(nbytes, max_order, want_lcs, True), (nbytes, frac, need)
+
+
+_RNG = ["Ab", "ab", "x9", "ABCDEFG", "abcdefg", "abcdefgh", "ABCDEFGHIJK", "abcdefghijk", "abcdefghijklmnopqrstu",
+        "Q", "7", "abcdefghijklmnopqrstU"]
+
+
+@pytest.mark.parametrize("end_pad", [0, 1, 3, 7, 8, 9])
+def test_tokens_at_the_end_of_a_memory_page_equal_rouge_score(end_pad):
+    # texts placed so that they end ``end_pad`` bytes before the end of a one-page mapping: a token's
+    # 8-byte word there would cross the page, so it is read a byte at a time; equal tokens read both
+    # ways (one in the middle of the page, one at its end) must get one id
+    import mmap
+
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"])
+    page = mmap.mmap(-1, mmap.PAGESIZE)
+    buf = np.frombuffer(page, np.uint8)
+    base = int(buf.ctypes.data)
+    for n_words in range(1, 40):
+        for rot in range(len(_RNG)):
+            words = [_RNG[(rot + 5 * j) % len(_RNG)] for j in range(n_words)]
+            hyp = " ".join(words).encode()
+            ref = " ".join(reversed(words[: n_words // 2 + 1])).upper().encode() + b" " + words[-1].encode()
+            start = mmap.PAGESIZE - end_pad - len(hyp)
+            buf[:] = ord(" ")
+            buf[:len(ref)] = np.frombuffer(ref, np.uint8)
+            buf[start:start + len(hyp)] = np.frombuffer(hyp, np.uint8)
+            addrs = np.array([base + start, base], np.int64)
+            lens = np.array([len(hyp), len(ref)], np.int64)
+            for bytewise in (False, True):
+                lengths, hits, lcs = pair_rouge_stats(addrs, lens, ROUGE_SCORE_TABLE, ASCII_LOWER,
+                                                      np.array([0, 1], np.int64), np.array([1, 2], np.int64), True,
+                                                      -1, bytewise)
+                want = scorer.score(ref.decode(), hyp.decode())
+                nh, nr = int(lengths[0]), int(lengths[1])
+                assert nh == n_words
+                for name, got, dh, dr in (("rouge1", hits[0, 0], nh, nr), ("rouge2", hits[1, 0], nh - 1, nr - 1),
+                                          ("rougeL", lcs[0], nh, nr)):
+                    if dh > 0:
+                        assert int(got) / dh == want[name].precision, (name, hyp, ref, bytewise)
+                    if dr > 0:
+                        assert int(got) / dr == want[name].recall, (name, hyp, ref, bytewise)
+    del buf
+    page.close()

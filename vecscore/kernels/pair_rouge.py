@@ -66,15 +66,14 @@ from vecscore.kernels.pair_tables import (
     pair_ngram_hits,
 )
 from vecscore.kernels.swar import (
-    LOW7,
-    block_at,
+    PAGE,
+    block_64,
     claim,
     ctz,
-    in_ranges,
-    packed,
-    range_adders,
+    load_word,
+    low_bits,
+    range_bits,
     text_at,
-    word_at,
     work_counter,
 )
 from vecscore.memory import (
@@ -207,38 +206,71 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
     return k, n_vocab
 
 
-# rouge-score's token bytes, tested 8 bytes at a time (vecscore.kernels.swar)
-_ALNUM_RANGES = range_adders([(48, 57), (65, 90), (97, 122)])
-_UPPER_RANGE = range_adders([(65, 90)])
+#: ASCII ``A-Z`` -> ``a-z`` on 8 bytes of ``[0-9A-Za-z]``: digits and lower-case letters already have bit 5
+_LOWER = np.uint64(0x2020202020202020)
 
 
 @jit
-def _lowered(w):
-    """ASCII ``A-Z`` -> ``a-z`` on the 8 bytes of ``w`` (each < 0x80)."""
-    return w | (in_ranges(w, _UPPER_RANGE) >> np.uint64(2))
+def _alnum_word(x, count):
+    """The ``count`` (1 to 8) bytes at address ``x``, all in ``[0-9A-Za-z]``, lowercased and packed
+    little-endian (the others zero).  One 8-byte load where it stays within the memory page of the
+    byte at ``x`` (mapped: that byte is the text's); bytes one at a time otherwise."""
+    if (x & (PAGE - 1)) <= PAGE - 8:
+        w = load_word(x)
+    else:
+        b = text_at(x, count)
+        w = np.uint64(0)
+        for q in range(count):
+            w |= np.uint64(b[q]) << np.uint64(8 * q)
+    w |= _LOWER
+    if count < 8:
+        w &= (np.uint64(1) << np.uint64(8 * count)) - np.uint64(1)
+    return w
 
 
 @jit
-def _alnum_bits(addr):
-    """Bit ``j`` set where byte ``j`` of the 64 at ``addr`` is in ``[0-9A-Za-z]``."""
-    out = np.uint64(0)
-    for j in range(8):
-        w = np.uint64(word_at(addr + 8 * j))
-        m = in_ranges(w & LOW7, _ALNUM_RANGES) & ~w  # bytes >= 0x80 are separators
-        out |= packed(m) << np.uint64(8 * j)
-    return out
+def _intern_alnum(key, x, length, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
+    """:func:`_intern` for a token of rouge-score's at address ``x`` (``length`` bytes of
+    ``[0-9A-Za-z]``, lowercased by setting bit 5, as :func:`_alnum_word` does): a hashed key's hit
+    is confirmed by comparing the bytes with the id's first occurrence."""
+    slot = np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))
+    while True:
+        there = tkey[slot]
+        if there == 0:
+            tkey[slot] = key
+            tid[slot] = n_vocab
+            slot_of[n_vocab] = slot
+            rep_start[n_vocab] = x
+            rep_len[n_vocab] = length
+            return n_vocab, n_vocab + 1
+        if there == key:
+            v = tid[slot]
+            if key >= 0:
+                return v, n_vocab
+            if rep_len[v] == length:
+                first = text_at(rep_start[v], length)
+                this = text_at(x, length)
+                same = True
+                for q in range(length):
+                    if (first[q] | 32) != (this[q] | 32):
+                        same = False
+                        break
+                if same:
+                    return v, n_vocab
+        slot = (slot + 1) & mask
 
 
 @jit
-def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
+def _tokenize_intern_alnum(addr, n, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
                            n_vocab, pad, tpos, keep_pos):
     """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased).
 
-    Token boundaries come from 64-bit masks of 64 bytes at a time (full
-    blocks read in place, the rest copied into ``pad`` after zero bytes, so
-    nothing past ``n`` is read), and a short token's key from one 8-byte
-    load lowercased as a word; each token is interned as soon as its end is
-    known.  Keys (and ``tpos``) are the same as :func:`_tokenize_intern`'s.
+    Token boundaries come from 64-bit masks of 64 bytes at a time
+    (:func:`vecscore.kernels.swar.range_bits` on :func:`vecscore.kernels.swar.block_64`,
+    bits past ``n`` cleared), and a token's key from its bytes read 8 at a
+    time and lowercased as words (:func:`_alnum_word`); each token is
+    interned as soon as its end is known.  Keys (and ``tpos``) are the same
+    as :func:`_tokenize_intern`'s.
     """
     text = text_at(addr, n)
     one = np.uint64(1)
@@ -246,8 +278,11 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
     pending = -1
     base = 0
     while True:
-        last = base + 64 > n
-        a = _alnum_bits(block_at(text, addr, base, pad, 0))
+        a = np.uint64(0)  # a text of 64 * j bytes ends with a block of none, where its last token ends
+        if base < n:
+            block = block_64(text, addr, base, pad)
+            a = range_bits(block, 97, 122) | range_bits(block, 65, 90) | range_bits(block, 48, 57)
+            a &= low_bits(n - base)
         before = (a << one) | carry
         rises = a & ~before
         falls = ~a & before
@@ -269,37 +304,24 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
             e = base + ctz(falls)
             falls &= falls - one
             length = e - s
-            if length <= _SHORT and s + 8 <= n:
-                w = np.uint64(word_at(addr + s)) & ((one << np.uint64(8 * length)) - one)
-                key = np.int64(_lowered(w)) | (np.int64(length) << 56)
-            elif length > _SHORT and s + ((length + 7) & -8) <= n:  # the hash, a word at a time
+            x = addr + s
+            if length <= _SHORT:
+                key = np.int64(_alnum_word(x, length)) | (np.int64(length) << 56)
+            else:  # the FNV hash, a word at a time
                 h = FNV_OFFSET
-                for q in range(0, length, 8):
-                    w = np.uint64(word_at(addr + s + q))
-                    if length - q < 8:
-                        w &= (one << np.uint64(8 * (length - q))) - one
-                    h = (h ^ _lowered(w)) * FNV_PRIME
+                for j in range((length - 1) >> 3):  # full words, then the last
+                    h = (h ^ _alnum_word(x + 8 * j, 8)) * FNV_PRIME
+                q = (length - 1) & -8
+                h = (h ^ _alnum_word(x + q, length - q)) * FNV_PRIME
                 key = hashed_key(h, key_mask)
-            else:
-                word = np.uint64(0)
-                h = FNV_OFFSET
-                for q in range(length):
-                    if q > 0 and q % 8 == 0:
-                        h = (h ^ word) * FNV_PRIME
-                        word = np.uint64(0)
-                    word |= np.uint64(fold[text[s + q]]) << np.uint64(8 * (q % 8))
-                key = _token_key(word, h, length, key_mask)
-            v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
-                                 n_vocab)
+            v, n_vocab = _intern_alnum(key, x, length, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab)
             ids[k] = v
             if keep_pos:
                 tpos[k] = s
             k += 1
-        if last:
+        if base + 64 > n:  # the block held the end: a token there has ended (bit n - base is clear)
             return k, n_vocab
         base += 64
-
-
 
 
 @jit(inline=True)
@@ -411,7 +433,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                 for t in range(n_texts):
                     row = p if t == 0 else n_pairs + q0 + t - 1
                     if block:
-                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
+                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], key_mask, shift, mask, tkey,
                                                             tid, slot_of, rep_start, rep_len, ids, k, n_vocab, pad,
                                                             tpos, want_lsum)
                     else:
