@@ -331,6 +331,37 @@ def row_realsumm(row: Row) -> None:
     if not row.cfg.quick:
         _rouge_task(row, "rouge1/2/L/Lsum, Porter stemmer (REALSumm)", "use_stemmer=True", hyps, refs, all4,
                     stem=True, k_rs=k)
+    _punct_task(row, hyps, refs)
+
+
+def _punct_task(row: Row, hyps, refs) -> None:
+    """rougeLsum with vecscore's ``punct`` sentence splitter on the summaries joined by spaces, against the
+    newline-joined summaries, on every thread and on one."""
+    import numba
+
+    import vecscore
+
+    n = len(hyps)
+    flat_h, flat_r = [h.replace("\n", " ") for h in hyps], [r.replace("\n", " ") for r in refs]
+    t = row.task("rougeLsum, punct splitter (REALSumm)",
+                 "vecscore only, compiled route: sentence_splitter='punct' on the summaries joined by spaces vs "
+                 "the newline-joined summaries")
+    t.time(f"{VEC} newline", n, forced(lambda: vecscore.rouge(hyps, refs, metrics=["rougeLsum"])))
+    t.time(f"{VEC} punct", n, forced(lambda: vecscore.rouge(flat_h, flat_r, metrics=["rougeLsum"],
+                                                            sentence_splitter="punct")))
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        t.time(f"{VEC} punct, 1 thread", n, forced(lambda: vecscore.rouge(flat_h, flat_r, metrics=["rougeLsum"],
+                                                                         sentence_splitter="punct")))
+    finally:
+        numba.set_num_threads(threads)
+    cells = {c["tool"]: c for c in t.data["cells"] if "seconds" in c}
+    if {f"{VEC} newline", f"{VEC} punct", f"{VEC} punct, 1 thread"} <= set(cells):
+        sec = {k: cells[k]["seconds"] for k in cells}
+        t.check(f"{VEC} punct", f"punct / newline time = {sec[f'{VEC} punct'] / sec[f'{VEC} newline']:.2f}x; "
+                                f"{threads} threads {sec[f'{VEC} punct, 1 thread'] / sec[f'{VEC} punct']:.2f}x "
+                                "faster than 1")
 
 
 def row_summeval(row: Row) -> None:
