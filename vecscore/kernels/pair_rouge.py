@@ -113,14 +113,17 @@ def _pair_bytes(lens, n_pairs, ref_ptr, p):
 
 
 @jit
-def _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
-    """The pair-local id of the token ``text[s:s + length]`` with ``key``; returns ``(id, n_vocab)``.
+def _intern(key, x, length, fold, by_fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
+    """The pair-local id of the token of ``length`` bytes at address ``x`` with ``key``; returns
+    ``(id, n_vocab)``.
 
     ``tkey`` is an open-addressing table in which 0 marks a free slot (keys
     are never 0); ``slot_of[v]`` records the slot of a new id ``v`` so that
     the caller can free the pair's slots afterwards.  A hit on a hashed key
-    (negative) is confirmed by comparing the folded bytes with the id's
-    first occurrence, at address ``rep_start[v]``.
+    (negative) is confirmed by comparing the token's bytes with the id's
+    first occurrence, at address ``rep_start[v]``: through ``fold`` if
+    ``by_fold``, else as rouge-score's bytes (``[0-9A-Za-z]``: equal when
+    equal with bit 5 set, which lowercases letters and leaves digits).
     """
     slot = np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))
     while True:
@@ -129,7 +132,7 @@ def _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, r
             tkey[slot] = key
             tid[slot] = n_vocab
             slot_of[n_vocab] = slot
-            rep_start[n_vocab] = addr + s
+            rep_start[n_vocab] = x
             rep_len[n_vocab] = length
             return n_vocab, n_vocab + 1
         if there == key:
@@ -138,9 +141,10 @@ def _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, slot_of, r
                 return v, n_vocab
             if rep_len[v] == length:
                 first = text_at(rep_start[v], length)
+                this = text_at(x, length)
                 same = True
                 for q in range(length):
-                    if fold[text[s + q]] != fold[first[q]]:
+                    if (fold[this[q]] != fold[first[q]]) if by_fold else ((first[q] | 32) != (this[q] | 32)):
                         same = False
                         break
                 if same:
@@ -197,7 +201,7 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
             i += 1
         length = i - s
         key = _token_key(word, h, length, key_mask)
-        v, n_vocab = _intern(key, text, addr, s, length, fold, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
+        v, n_vocab = _intern(key, addr + s, length, fold, True, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
                              n_vocab)
         ids[k] = v
         if keep_pos:
@@ -229,39 +233,7 @@ def _alnum_word(x, count):
 
 
 @jit
-def _intern_alnum(key, x, length, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
-    """:func:`_intern` for a token of rouge-score's at address ``x`` (``length`` bytes of
-    ``[0-9A-Za-z]``, lowercased by setting bit 5, as :func:`_alnum_word` does): a hashed key's hit
-    is confirmed by comparing the bytes with the id's first occurrence."""
-    slot = np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))
-    while True:
-        there = tkey[slot]
-        if there == 0:
-            tkey[slot] = key
-            tid[slot] = n_vocab
-            slot_of[n_vocab] = slot
-            rep_start[n_vocab] = x
-            rep_len[n_vocab] = length
-            return n_vocab, n_vocab + 1
-        if there == key:
-            v = tid[slot]
-            if key >= 0:
-                return v, n_vocab
-            if rep_len[v] == length:
-                first = text_at(rep_start[v], length)
-                this = text_at(x, length)
-                same = True
-                for q in range(length):
-                    if (first[q] | 32) != (this[q] | 32):
-                        same = False
-                        break
-                if same:
-                    return v, n_vocab
-        slot = (slot + 1) & mask
-
-
-@jit
-def _tokenize_intern_alnum(addr, n, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
+def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
                            n_vocab, pad, tpos, keep_pos):
     """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased).
 
@@ -314,7 +286,8 @@ def _tokenize_intern_alnum(addr, n, key_mask, shift, mask, tkey, tid, slot_of, r
                 q = (length - 1) & -8
                 h = (h ^ _alnum_word(x + q, length - q)) * FNV_PRIME
                 key = hashed_key(h, key_mask)
-            v, n_vocab = _intern_alnum(key, x, length, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab)
+            v, n_vocab = _intern(key, x, length, fold, False, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
+                                 n_vocab)
             ids[k] = v
             if keep_pos:
                 tpos[k] = s
@@ -433,7 +406,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                 for t in range(n_texts):
                     row = p if t == 0 else n_pairs + q0 + t - 1
                     if block:
-                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], key_mask, shift, mask, tkey,
+                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
                                                             tid, slot_of, rep_start, rep_len, ids, k, n_vocab, pad,
                                                             tpos, want_lsum)
                     else:
