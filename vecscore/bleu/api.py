@@ -364,6 +364,7 @@ class BLEU:
         self.refs_layout = check_layout(refs_layout, auto=False)
         self._nrefs = None
         self._refs_rows: list | None = None  # the cached references per pair, for the per-pair kernel
+        self._one_each = False  # the cached references are one str per pair (self._refs_rows is then flat)
         self._ready: Any = None  # those references read once for the kernel (one per pair), False: they cannot be
         self._work = 0  # characters scored against the cached references so far
         self._ref_chars = 0
@@ -396,10 +397,10 @@ class BLEU:
         self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
         o = self._opts
         if kind == "text" and o.tokenize in _PER_PAIR_TOKENIZERS and not o.lowercase:
-            one_each = len(flat) == n and bool((np.diff(ref_ptr) == 1).all())
+            self._one_each = len(flat) == n and bool((np.diff(ref_ptr) == 1).all())
             # one reference per pair: the flat list itself, which the per-pair kernel reads as it is
-            self._refs_rows = list(flat) if one_each else [flat[a:b] for a, b in zip(ref_ptr[:-1].tolist(),
-                                                                                         ref_ptr[1:].tolist())]
+            self._refs_rows = list(flat) if self._one_each else [flat[a:b] for a, b in zip(ref_ptr[:-1].tolist(),
+                                                                                               ref_ptr[1:].tolist())]
             self._ref_chars = plain_bleu.text_size(kind, (), flat)
         options = dict(kind=kind, tokenize=o.tokenize, lowercase=o.lowercase, max_order=o.max_ngram_order)
         if use_plain(plain_bleu.supports(kind, o.tokenize), lambda: plain_bleu.text_size(kind, (), flat)):
@@ -431,8 +432,8 @@ class BLEU:
         """Statistics on the per-pair kernel against the cached references as it reads them, prepared on the
         first call (one reference per pair: :func:`vecscore.engine.pair_rows.ready_rows`), or ``None``."""
         if self._ready is None:
-            one_each = len(self._refs_rows or ()) == len(hyps) and all(type(r) is str for r in self._refs_rows or ())
-            self._ready = (one_each and _compiled().ready_references(self._refs_rows, self._opts.tokenize)) or False
+            self._ready = (self._one_each and _compiled().ready_references(self._refs_rows, self._opts.tokenize)
+                           or False)
         if self._ready is False:
             return None
         o = self._opts
