@@ -34,7 +34,7 @@ import numpy as np
 
 from vecscore._jit import jit
 from vecscore.kernels.swar import block_64, ctz, low_bits, popcount, range_bits, text_at
-from vecscore.kernels.union_lcs import mark_lcs
+from vecscore.kernels.union_lcs import add_budget, clear_budget, mark_lcs, marked_hits
 
 __all__ = ["text_sentences", "lsum_hits", "table_cells", "TABLE_CELLS"]
 
@@ -172,10 +172,8 @@ def lsum_hits(ids, sent, a0, a1, b0, b1, bud_h, bud_r, pm, rows, live, table, ma
     h1 = sent[a1 - 1]
     r0 = sent[b0]
     r1 = sent[b1 - 1]
-    for q in range(h0, h1):
-        bud_h[ids[q]] += 1
-    for q in range(r0, r1):
-        bud_r[ids[q]] += 1
+    add_budget(bud_h, ids, h0, h1, 1)
+    add_budget(bud_r, ids, r0, r1, 1)
     for j in range(r1 - r0):
         mark[j] = 0
     one = np.uint64(1)
@@ -194,18 +192,9 @@ def lsum_hits(ids, sent, a0, a1, b0, b1, bud_h, bud_r, pm, rows, live, table, ma
             for s in range(b0, b1 - 1):
                 mark_lcs(ids[sent[s]:sent[s + 1]], ids[g0:g0 + n], table, mark[sent[s] - r0:])
     # hits in the reference's order, clipped by the token counts of both texts
-    hits = 0
-    for j in range(r1 - r0):
-        if mark[j]:
-            tok = ids[r0 + j]
-            if bud_h[tok] > 0 and bud_r[tok] > 0:
-                hits += 1
-                bud_h[tok] -= 1
-                bud_r[tok] -= 1
-    for q in range(h0, h1):
-        bud_h[ids[q]] = 0
-    for q in range(r0, r1):
-        bud_r[ids[q]] = 0
+    hits = marked_hits(mark, ids, r0, r1 - r0, bud_h, bud_r)
+    clear_budget(bud_h, ids, h0, h1)
+    clear_budget(bud_r, ids, r0, r1)
     return hits
 
 

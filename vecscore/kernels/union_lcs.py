@@ -21,7 +21,7 @@ from vecscore.kernels.lcs import MAX_TABLE_CELLS, as_int64, check_offsets, id_ra
 from vecscore.kernels.swar import popcount as _popcount
 from vecscore.memory import CHUNK_FAILED
 
-__all__ = ["union_lcs_hits_pairs", "mark_lcs", "check_sentences", "check_table_size", "max_sentence_len",
+__all__ = ["union_lcs_hits_pairs", "mark_lcs", "marked_hits", "check_sentences", "check_table_size", "max_sentence_len",
            "budget_arrays", "add_budget", "clear_budget", "reference_marks", "longest_sentence"]
 
 
@@ -133,6 +133,21 @@ def clear_budget(bud, b_ids, lo, hi):
 
 
 @jit(inline=True)
+def marked_hits(mark, ids, base, n, bud_h, bud_r):
+    """rouge-score's summary-level hits: the marked tokens ``ids[base + j]`` (``mark[j]``, ``j < n``), in
+    the reference's order, each counted while its budget in both texts (``bud_h``, ``bud_r``) lasts."""
+    hits = 0
+    for j in range(n):
+        if mark[j]:
+            tok = ids[base + j]
+            if bud_h[tok] > 0 and bud_r[tok] > 0:
+                hits += 1
+                bud_h[tok] -= 1
+                bud_r[tok] -= 1
+    return hits
+
+
+@jit(inline=True)
 def reference_marks(mark, r_sent, rs0, rs1):
     """A zeroed mark per token of the reference sentences ``rs0..rs1-1`` (``mark``, grown if too short),
     with the reference's first token index and length: ``(mark, r_base, r_len)``."""
@@ -239,16 +254,7 @@ def _union_chunk_body(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_o
             if n <= 64:
                 for j in range(n):
                     pm[hyp[j]] = np.uint64(0)
-        # hits in the reference's order (sentence by sentence), clipped by both budgets
-        hits = 0
-        for j in range(r_len):
-            if mark[j]:
-                tok = r_ids[r_base + j]
-                if bud_h[tok] > 0 and bud_r[tok] > 0:
-                    hits += 1
-                    bud_h[tok] -= 1
-                    bud_r[tok] -= 1
-        out[p] = hits
+        out[p] = marked_hits(mark, r_ids, r_base, r_len, bud_h, bud_r)
         clear_budget(bud_h, hb_ids, h_lo, h_hi)
         clear_budget(bud_r, rb_ids, r_lo, r_hi)
 
