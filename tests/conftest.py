@@ -55,11 +55,21 @@ def db_good(monkeypatch):
     monkeypatch.setattr(streams, "perl_stem", stem)
 
 
+def plain_budget(monkeypatch, limit: int) -> None:
+    """The plain route's budget set to ``limit`` whether numba is loaded in this process or not, and no work counted
+    against it yet: the next call's route depends on its own size only (vecscore.route.use_plain)."""
+    from vecscore import route
+
+    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
+    monkeypatch.setattr(route, "LOADED_PLAIN_MAX_CHARS", limit)
+    monkeypatch.setattr(route, "_spent", 0)
+
+
 @pytest.fixture(autouse=True)
 def _routes_by_size():
     """Every test starts with no kind of call warm on the compiled route (vecscore.route.note_compiled), so that
     the route of each call depends on its own size as the tests expect, not on the tests that ran before."""
     from vecscore import route
 
-    route._WARM.clear()
+    route.reset()
     yield

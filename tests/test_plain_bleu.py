@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import data_file
+from tests.conftest import data_file, plain_budget
 from vecscore import VecscoreError, _jit, route
 from vecscore.bleu import api as bleu
 from vecscore.bleu import formulas as bf
@@ -298,9 +298,11 @@ def test_route_switches_at_plain_max_chars(wmt21, monkeypatch):
     results = {}
     cost = route.COST["bleu"]
     for limit, expect_compiled in ((size * cost, 0), (size * cost - 1, 1), (sum(map(len, hyps)) * cost - 1, 1)):
-        monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
+        plain_budget(monkeypatch, limit)
         before = len(compiled_calls)
-        results[limit] = (corpus_bleu(hyps, refs), sentence_bleu(hyps, refs, smooth_method="add-k"))
+        first = corpus_bleu(hyps, refs)
+        plain_budget(monkeypatch, limit)  # the second call by its own size too
+        results[limit] = (first, sentence_bleu(hyps, refs, smooth_method="add-k"))
         assert len(compiled_calls) - before == 2 * expect_compiled, limit
     (a, b), (c, d), (e, f) = results.values()
     assert _same_scores(a, c) and _same_scores(b, d) and _same_scores(a, e) and _same_scores(b, f)
@@ -310,7 +312,7 @@ def test_route_switches_at_plain_max_chars(wmt21, monkeypatch):
     tokens = sum(len(t) for h in tok_hyps for t in h) + sum(len(t) for rs in tok_refs for r in rs for t in r)
     scores = []
     for limit in (tokens * cost, tokens * cost - 1):
-        monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
+        plain_budget(monkeypatch, limit)
         scores.append(nltk_sentence_bleu(tok_hyps, tok_refs, smoothing="method7"))
     assert nltk_calls == ["_compiled_stats"] and np.array_equal(*scores)
 
@@ -322,7 +324,7 @@ def test_stats_only_scoring_switches_at_plain_max_chars(wmt21, monkeypatch):
     rows = stats.n_pairs * bleu._ROW_CHARS
     out = []
     for limit in (rows, rows - 1):
-        monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
+        plain_budget(monkeypatch, limit)
         assert (bleu._stats_formulas(stats.n_pairs) is bleu.plain_formulas) == (limit == rows)
         out.append(sentence_bleu_from_stats(stats, smooth_method="floor"))
     assert _same_scores(*out)
@@ -402,14 +404,26 @@ def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
     hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat is on the mat", "a dog barked"]
     small = corpus_bleu(hyps, refs)
     assert calls == []  # cold: by size, the plain route
-    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 10)
+    plain_budget(monkeypatch, 10)
     corpus_bleu(hyps * 10, refs * 10)  # too big for the plain route now: compiled, and warm from then on
-    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 2_000_000)
+    plain_budget(monkeypatch, 2_000_000)
     assert len(calls) == 1
     again = corpus_bleu(hyps, refs)
     assert len(calls) == 2 and again.score == small.score and (again.counts == small.counts).all()
     corpus_bleu(hyps, refs, tokenize="intl")  # another tokenizer is not warm
     assert len(calls) == 2
+
+
+def test_many_small_calls_move_to_the_compiled_route_once_their_work_reaches_the_budget(monkeypatch):
+    """A loop of small calls, each under the plain route's budget: once their work together reaches it, they take
+    the compiled route, with sacreBLEU's numbers throughout."""
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    calls = _spy(monkeypatch, bleu, "_compiled")
+    hyps, refs = ["the cat sat on the mat"], [["the cat is on the mat"]]  # 43 characters, cost 2: 86
+    plain_budget(monkeypatch, 200)
+    scores = [corpus_bleu(hyps, refs).score for _ in range(4)]
+    assert len(calls) == 2  # 86 + 86 <= 200 on the plain route; the third call would pass it
+    assert scores == [sacrebleu.corpus_bleu(hyps, list(zip(*refs))).score] * 4
 
 
 def test_cached_references_switch_to_the_per_pair_kernel(monkeypatch):
@@ -424,7 +438,7 @@ def test_cached_references_switch_to_the_per_pair_kernel(monkeypatch):
     oracle = sacrebleu.BLEU()
     want = oracle.corpus_score(hyps, streams)
     scorer = BLEU(references=streams)
-    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 150)
+    plain_budget(monkeypatch, 150)
     first = scorer.corpus_score(hyps)
     assert calls == []  # within the budget: the cache
     later = [scorer.corpus_score(hyps) for _ in range(2)]

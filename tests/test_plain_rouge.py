@@ -15,7 +15,7 @@ import pytest
 from rouge_score import rouge_scorer
 
 import vecscore
-from tests.conftest import data_file
+from tests.conftest import data_file, plain_budget
 from tests.corpora import realsumm, summeval
 from vecscore import route
 from vecscore.rouge.plain import lcs_length, union_lcs_hits
@@ -126,7 +126,7 @@ def test_route_switches_at_the_threshold(shared_data, monkeypatch):
     results = []
     size *= route.COST["rouge+lsum"]  # METRICS has rougeLsum
     for limit in (size, size - 1):  # at the limit: plain; one character over: compiled
-        monkeypatch.setattr(route, "PLAIN_MAX_CHARS", limit)
+        plain_budget(monkeypatch, limit)
         seen.clear()
         results.append(vecscore.rouge(hyps, refs, metrics=METRICS))
         assert bool(seen) == (limit == size)
@@ -164,13 +164,50 @@ def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
     hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat is on the mat", "a dog barked"]
     small = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"])
     assert calls == []
-    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 10)
+    plain_budget(monkeypatch, 10)
     vecscore.rouge(hyps * 10, refs * 10, metrics=["rouge1", "rougeL"])
-    monkeypatch.setattr(route, "PLAIN_MAX_CHARS", 2_000_000)
+    plain_budget(monkeypatch, 2_000_000)
     assert len(calls) == 1
     again = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"])
     assert len(calls) == 2
     for m in ("rouge1", "rougeL"):
         assert (again[m].fmeasure == small[m].fmeasure).all()
-    vecscore.rouge(hyps, refs, metrics=["rouge2"])
+    vecscore.rouge(hyps, refs, metrics=["rougeLsum"])  # rouge2 would be warm: the rouge-N kernels are loaded
     assert len(calls) == 2
+
+
+def test_a_call_whose_kernels_another_kind_loaded_is_warm(monkeypatch):
+    """rouge1/2/L after rouge1/2/L/Lsum ran on the compiled route: the same kernels, so the small call takes them;
+    rougeLsum alone after rouge1/2/L did not load its kernels, and goes by size."""
+    from vecscore.rouge import compiled
+
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    calls = []
+    real = compiled.compiled_stats
+    monkeypatch.setattr(compiled, "compiled_stats", lambda *a, **k: calls.append(1) or real(*a, **k))
+    hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat is on the mat", "a dog barked"]
+    with route.preferred("compiled"):
+        vecscore.rouge(hyps, refs, metrics=["rouge1", "rouge2", "rougeL"])
+    assert len(calls) == 1
+    small = vecscore.rouge(hyps, refs, metrics=["rouge1", "rougeL"])
+    assert len(calls) == 2
+    oracle = rouge_scorer.RougeScorer(["rouge1"])
+    assert small["rouge1"].fmeasure.tolist() == [oracle.score(r, h)["rouge1"].fmeasure for h, r in zip(hyps, refs)]
+    vecscore.rouge(hyps, refs, metrics=["rougeLsum"])
+    assert len(calls) == 2
+
+
+def test_many_small_calls_move_to_the_compiled_route_once_their_work_reaches_the_budget(monkeypatch):
+    """A loop of small calls: each is under the plain route's budget, but once their work together reaches it the
+    calls take the compiled route, with the same numbers (rouge-score's, computed by hand here)."""
+    from vecscore.rouge import compiled
+
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    calls = []
+    real = compiled.compiled_stats
+    monkeypatch.setattr(compiled, "compiled_stats", lambda *a, **k: calls.append(1) or real(*a, **k))
+    hyps, refs = ["the cat sat on the mat"], ["the cat is on the mat"]  # 43 characters, cost 1
+    plain_budget(monkeypatch, 100)
+    scores = [float(vecscore.rouge(hyps, refs, metrics=["rouge1"])["rouge1"].fmeasure[0]) for _ in range(4)]
+    assert len(calls) == 2  # 43 + 43 <= 100 on the plain route; the third call would pass it
+    assert scores == [5 / 6] * 4  # 5 of 6 unigrams match on each side

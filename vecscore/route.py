@@ -23,7 +23,13 @@ needs just to load numba and its cached kernels.  Below that the plain route
 wins whether the kernel cache is warm or cold; above it a warm cache wins,
 and a cold one compiles first (``vecscore warmup`` does that ahead of time).
 Once a kind of call has run on the compiled route in a process, later calls of
-that kind take it whatever their size (its kernels are loaded by then).
+that kind take it whatever their size (its kernels are loaded by then).  The
+budget is also the process's: many small calls, each under it, take the plain
+route only until their work together has reached it, then the compiled route
+(so a loop of small calls spends at most about twice what the better route
+would have).  Once numba is loaded, a kind whose kernels are not loaded yet
+needs only those from the cache (about a tenth of numba's start-up), so the
+budget is then :data:`LOADED_PLAIN_MAX_CHARS`.
 ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 
@@ -43,8 +49,8 @@ from itertools import islice
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "COST", "route", "use_plain", "note_compiled", "is_warm", "text_chars",
-           "capped_sum", "preferred"]
+__all__ = ["ROUTES", "PLAIN_MAX_CHARS", "LOADED_PLAIN_MAX_CHARS", "COST", "route", "use_plain", "note_compiled",
+           "is_warm", "text_chars", "capped_sum", "preferred", "reset"]
 
 ROUTES = ("auto", "plain", "compiled")
 
@@ -52,6 +58,10 @@ ROUTES = ("auto", "plain", "compiled")
 #: rouge-score's rouge1/2/L, ~0.25 us per character): 2,000,000 is ~0.5 s, or about
 #: 6,000 sentence pairs of rouge1/2/L, 3,000 of BLEU (``benchmarks/cold_start.py`` measures it)
 PLAIN_MAX_CHARS = 2_000_000
+
+#: the plain route's budget once numba is loaded (a compiled call ran in this process): what loading one more
+#: kind's kernels from the on-disk cache costs, about 0.05 s
+LOADED_PLAIN_MAX_CHARS = 200_000
 
 #: relative cost per character of the plain route, by kind of work (measured on WMT21 and REALSumm)
 COST = {
@@ -139,18 +149,34 @@ def text_chars(*groups) -> int:
 #: the kinds of call (see ``warm`` in :func:`use_plain`) that have run on the compiled route in this process
 _WARM: set = set()
 
+#: the work (characters times cost) this process has done on the plain route under ``auto``
+_spent = 0
+
+
+def _kinds(warm) -> frozenset:
+    return warm if isinstance(warm, frozenset) else frozenset((warm,))
+
 
 def note_compiled(warm) -> None:
-    """Record that a call of kind ``warm`` ran on the compiled route: its kernels are now loaded."""
-    _WARM.add(warm)
+    """Record that a call of kind ``warm`` ran on the compiled route: its kernels are now loaded.
+
+    ``warm`` is one kind, or a ``frozenset`` of kinds whose kernels the call loaded together."""
+    _WARM.update(_kinds(warm))
 
 
 def is_warm(warm) -> bool:
-    """Whether a call of kind ``warm`` has run on the compiled route in this process."""
-    return warm in _WARM
+    """Whether a call of kind ``warm`` (every kind, for a ``frozenset``) ran on the compiled route in this process."""
+    return _kinds(warm) <= _WARM
 
 
-def use_plain(supported: bool, size, cost: int = 1, warm=None) -> bool:
+def reset() -> None:
+    """Forget what this process has run: no kind warm, no plain-route work done (for tests)."""
+    global _spent
+    _WARM.clear()
+    _spent = 0
+
+
+def use_plain(supported: bool, size, cost: int = 1, warm=None, final: bool = True) -> bool:
     """Whether this call takes the plain route.
 
     ``supported``: the plain route implements the call's options.  ``size``:
@@ -160,13 +186,26 @@ def use_plain(supported: bool, size, cost: int = 1, warm=None) -> bool:
     kind has run on the compiled route in this process (:func:`note_compiled`), its
     kernels are loaded and the compiled route is faster at every size, so later calls
     of that kind take it (scoring systems one by one, a loop over batches).
+    ``final``: whether a ``True`` answer sends the call to the plain route (its work is
+    then counted against the process's budget), or is a first look at part of the call
+    that another question settles.  Without ``warm`` (a helper step, not a scoring call),
+    the step goes by its own size only.
     """
+    global _spent
     if not supported:
         return False
     r = route()
     if r != "auto":
         return r == "plain"
-    if warm is not None and warm in _WARM:
-        return False
     n = size() if callable(size) else size
-    return n * cost <= PLAIN_MAX_CHARS
+    if warm is None:  # not a kind of scoring call (a helper step): by its own size
+        return n * cost <= PLAIN_MAX_CHARS
+    if is_warm(warm):
+        return False
+    from vecscore._jit import is_active
+
+    budget = LOADED_PLAIN_MAX_CHARS if is_active() else PLAIN_MAX_CHARS
+    plain = _spent + n * cost <= budget
+    if plain and final:
+        _spent += n * cost
+    return plain

@@ -195,7 +195,7 @@ def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: st
     """
     cost = cost_per_char(kind, tokenize)
     warm = warm_key(kind, tokenize)
-    if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost, warm):
+    if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost, warm, final=False):
         return None
     check_units(hyps, kind, "hyps")
     flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)

@@ -82,9 +82,11 @@ def _apply(texts, transform):
     return [[[o for o in map(one, toks) if o is not None] for toks in sents] for sents in texts]
 
 
-def warm_key(parsed, tokenizer) -> tuple:
-    """The kind of call for :func:`vecscore.route.use_plain`'s ``warm``: the metric kinds and the tokenizer."""
-    return ("rouge", frozenset(k for k, _ in parsed), tokenizer if isinstance(tokenizer, str) else "callable")
+def warm_key(parsed, tokenizer) -> frozenset:
+    """The kinds of call for :func:`vecscore.route.use_plain`'s ``warm``: one per metric kind, with the tokenizer
+    (rouge1/2/L after rouge1/2/L/Lsum: the same kernels)."""
+    tok = tokenizer if isinstance(tokenizer, str) else "callable"
+    return frozenset(("rouge", k, tok) for k, _ in parsed)
 
 
 def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs):
@@ -98,7 +100,8 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
         return None
     cost = COST["rouge+lsum"] if any(k == "Lsum" for k, _ in parsed) else COST["rouge"]
     warm = warm_key(parsed, tokenizer)
-    if not use_plain(True, lambda: text_chars(hyps), cost, warm):  # the hypotheses alone decide a large batch
+    # the hypotheses alone decide a large batch
+    if not use_plain(True, lambda: text_chars(hyps), cost, warm, final=False):
         return None
     kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     check_unicode(hyps, "hyps")
