@@ -174,6 +174,34 @@ def test_integer_ids_match_token_strings(pairs):
     np.testing.assert_array_equal(ids["rouge2"].fmeasure, strs["rouge2"].fmeasure)
 
 
+@pytest.mark.parametrize("offset", [0, 1 << 20, 1 << 40, (1 << 63) - 10])
+def test_integer_ids_of_any_size_equal_rouge_score_on_their_string_form(offset):
+    """Small ids (a vocabulary) are renumbered through a presence table, large ones (hashes) by sorting: both give
+    rouge-score's numbers for the same tokens written as strings."""
+    from rouge_score import rouge_scorer
+
+    rng = np.random.default_rng(7)
+    hyps = [rng.integers(0, 9, rng.integers(0, 30)) + offset for _ in range(40)]
+    refs = [rng.integers(0, 9, rng.integers(1, 30)) + offset for _ in range(40)]
+    got = vecscore.rouge(hyps, refs, metrics=["rouge1", "rouge2", "rougeL"])
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"])
+    for i, (h, r) in enumerate(zip(hyps, refs)):
+        exp = scorer.score(" ".join(f"w{t}" for t in r.tolist()), " ".join(f"w{t}" for t in h.tolist()))
+        for m in ("rouge1", "rouge2", "rougeL"):
+            assert (got[m].precision[i], got[m].recall[i], got[m].fmeasure[i]) == tuple(exp[m]), (m, i)
+
+
+def test_dense_ids_equal_numpy_unique():
+    from vecscore.engine.batch import dense_ids
+
+    rng = np.random.default_rng(3)
+    for flat in (rng.integers(0, 50, 1000), rng.integers(0, 1 << 62, 1000), np.array([5, 5, 0, 2_000_000]),
+                 np.zeros(0, np.int64)):
+        uniq, inv = np.unique(flat, return_inverse=True)
+        ids, n = dense_ids(flat.astype(np.int64))
+        assert n == len(uniq) and np.array_equal(ids, inv.reshape(-1)) and ids.dtype == np.int64
+
+
 def test_high_order_ngrams_with_large_vocabulary_use_exact_keys():
     # 9-grams over a vocabulary too large to bit-pack: keys are built by interning
     rng = np.random.default_rng(0)

@@ -150,8 +150,26 @@ def _ids_batch(rows) -> tuple[Ragged, int]:
     if flat.size and flat.min() < 0:
         row = int(np.searchsorted(offsets, int(np.argmax(flat < 0)), side="right") - 1)
         raise RowError(row, "{row} has a negative token id; token ids must be >= 0")
+    dense, n_vocab = dense_ids(flat)
+    return Ragged(dense, offsets), n_vocab
+
+
+def dense_ids(flat: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(ids, n)``: ``flat``'s ids (>= 0) renumbered ``0..n-1`` in increasing order (as ``np.unique``'s inverse).
+
+    Ids up to a few times the token count (a tokenizer's vocabulary) go through a presence table, in linear
+    time; larger ones (hashes) are sorted.
+    """
+    if not flat.size:
+        return flat.astype(np.int64), 0
+    top = int(flat.max())
+    if top < 4 * flat.size + (1 << 20):
+        present = np.zeros(top + 1, np.bool_)
+        present[flat] = True
+        rank = np.cumsum(present, dtype=np.int64)
+        return rank[flat] - 1, int(rank[-1])
     uniq, inv = np.unique(flat, return_inverse=True)
-    return Ragged(inv.astype(np.int64).reshape(-1), offsets), len(uniq)
+    return inv.astype(np.int64).reshape(-1), len(uniq)
 
 
 def build_batch(
