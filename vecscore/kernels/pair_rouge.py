@@ -17,10 +17,11 @@ allocation would be lost):
 1. the pair's texts are tokenized and their tokens interned into *pair-local*
    dense ids: the hypothesis's tokens get ids ``0 .. nh - 1``; a reference
    token that is not one of them gets the one id ``nh`` (it can be part of no
-   hit and no common subsequence), so the references only look the table up.  Keys are exact for tokens of up to 7 bytes (their folded bytes
-   packed with the length); a longer token's key is a 63-bit hash, and a key
-   hit is confirmed by comparing the folded bytes with the first occurrence
-   of that id, so ids are exact: equal ids mean equal tokens;
+   hit and no common subsequence), so the references only look the table up.
+   Keys are exact for tokens of up to 7 bytes (their folded bytes packed with
+   the length); a longer token's key is a 63-bit hash, and a key hit is
+   confirmed by comparing the folded bytes with the first occurrence of that
+   id, so ids are exact: equal ids mean equal tokens;
 2. n-grams get pair-local dense ids order by order (an order-``n`` n-gram is
    the pair (id of its first ``n - 1`` tokens, id of its last token), an exact
    integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
