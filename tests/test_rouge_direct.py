@@ -395,3 +395,30 @@ def test_reference_tokens_the_hypothesis_lacks_equal_rouge_score_multi(n_hyp_wor
         for m in types:
             assert (got[m].precision[i], got[m].recall[i], got[m].fmeasure[i]) == pytest.approx(
                 tuple(want[m]), abs=1e-15), (m, i)
+
+
+def test_rouge_l_with_common_prefixes_and_suffixes_equals_rouge_score(monkeypatch):
+    # the kernel takes a pair's common prefix and suffix off before the LCS: identical texts, an
+    # empty one, one text a prefix of the other, repeated tokens, long texts (the long kernel on the
+    # rest) and several references
+    rng = np.random.default_rng(11)
+    words = [f"t{i}" for i in range(40)] + ["The", "the", "abcdefghijk"]
+
+    def text(n):
+        return " ".join(rng.choice(words, n))
+
+    long_p, long_s = text(150), text(120)
+    hyps = ["a b c d", "a b c d", "", "a b c", "a a a a", "x y a a", long_p + " " + text(200) + " " + long_s,
+            long_p + " " + long_s, "The cat sat on the mat", "b"]
+    refs = [["a b c d"], ["a b c d e", "z a b c d"], ["a b"], ["a b c d e f"], ["a a"], ["a a y x", "a a"],
+            [long_p + " " + text(90) + " " + long_s, long_p, long_p + " " + long_s], [long_s + " " + long_p],
+            ["the CAT sat on THE mat .", "cat the"], [""]]
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert direct_stats(hyps, refs, [parse_metric("rougeL")]) is not None
+        got = vecscore.rouge(hyps, refs, metrics=["rougeL"], multi_ref="best")["rougeL"]
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        want = scorer.score_multi(rs, h)["rougeL"]
+        assert (got.precision[i], got.recall[i], got.fmeasure[i]) == pytest.approx(tuple(want), abs=1e-15), i

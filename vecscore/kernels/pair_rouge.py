@@ -27,7 +27,8 @@ allocation would be lost):
    integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
    from dense counts over those ids, one pass per text;
 3. the LCS of the hypothesis and each reference runs the bit-parallel kernels
-   of :mod:`vecscore.kernels.lcs` on the local ids;
+   of :mod:`vecscore.kernels.lcs` on the local ids, their common prefix and
+   suffix taken off first (:func:`vecscore.kernels.lcs.lcs_trimmed_into`);
 4. for ROUGE-Lsum, the texts' sentences (their lines) come from the tokens'
    byte offsets, kept in step 1, and the newlines between them, and
    rouge-score's summary-level union LCS runs on the local ids
@@ -57,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.lcs import lcs_long_into, lcs_long_words, lcs_short
+from vecscore.kernels.lcs import lcs_long_words, lcs_trimmed_into
 from vecscore.kernels.ngrams import table_bits
 from vecscore.kernels.pair_lsum import lsum_hits, table_cells, text_sentences
 from vecscore.kernels.pair_tables import (
@@ -432,14 +433,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                 if want_lcs:
                     hyp = ids[toff[0]:toff[1]]
                     for t in range(1, n_texts):
-                        ref = ids[toff[t]:toff[t + 1]]
-                        x, y = (hyp, ref) if len(hyp) >= len(ref) else (ref, hyp)
-                        if len(y) == 0:
-                            lcs[q0 + t - 1] = 0
-                        elif len(y) <= 64:
-                            lcs[q0 + t - 1] = lcs_short(x, y, mask1)
-                        else:
-                            lcs[q0 + t - 1] = lcs_long_into(x, y, slot, items, words)
+                        lcs[q0 + t - 1] = lcs_trimmed_into(hyp, ids[toff[t]:toff[t + 1]], mask1, slot, items, words)
                 # 2b. summary-level union LCS over the texts' lines (-1: the table does not fit)
                 if want_lsum:
                     ns = 0
