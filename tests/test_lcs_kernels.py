@@ -574,3 +574,23 @@ def test_union_lcs_bit_rows_and_table_agree_across_64(pairs):
     # hypothesis sentences of up to 90 tokens: <= 64 take the bit-parallel walk back, longer the table;
     # a 5-symbol alphabet makes many ties, which the walk back must break as rouge-score does
     assert union_of(pairs).tolist() == [union_lcs_hits(r, h) for h, r in pairs]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=80), st.lists(st.integers(0, 3), max_size=90),
+       st.lists(st.integers(0, 3), max_size=40), st.lists(st.integers(0, 3), max_size=40))
+def test_trimmed_lcs_equals_the_dp(mid_a, mid_b, prefix, suffix):
+    # common prefixes and suffixes (identical texts, one text inside the other, repeated tokens
+    # where prefix and suffix could overlap), then the short or the long kernel on the rest
+    from vecscore.kernels.lcs import lcs_long_words, lcs_trimmed_into
+
+    a = np.array(prefix + mid_a + suffix, np.int64)
+    for b in (np.array(prefix + mid_b + suffix, np.int64), a.copy(), a[:len(prefix)].copy(), np.zeros(0, np.int64),
+              np.array(prefix + suffix + suffix, np.int64)):
+        for x, y in ((a, b), (b, a)):
+            mask1 = np.zeros(4, np.uint64)
+            slot = np.full(4, -1, np.int64)
+            items, words = lcs_long_words(min(len(x), len(y)))
+            got = lcs_trimmed_into(x, y, mask1, slot, np.empty(items, np.int64), np.empty(words, np.uint64))
+            assert got == lcs_dp(x.tolist(), y.tolist())
+            assert (mask1 == 0).all() and (slot == -1).all()

@@ -361,3 +361,64 @@ def test_tokens_at_the_end_of_a_memory_page_equal_rouge_score(end_pad):
                         assert int(got) / dr == want[name].recall, (name, hyp, ref, bytewise)
     del buf
     page.close()
+
+
+@pytest.mark.parametrize("n_hyp_words", [0, 1, 5, 60, 200])
+def test_reference_tokens_the_hypothesis_lacks_equal_rouge_score_multi(n_hyp_words, monkeypatch):
+    # references are only looked up in the hypothesis's table: every token the hypothesis lacks
+    # shares one id.  Many such tokens (long ones too), several references, a hypothesis small
+    # enough for dense bigram ids (and one too large for them), and one that is empty
+    rng = np.random.default_rng(n_hyp_words)
+    vocab = [f"w{i}" for i in range(300)] + [f"longtoken{i:04d}" for i in range(50)] + ["The", "the", "THE"]
+    types = ["rouge1", "rouge2", "rouge3", "rougeL"]
+    scorer = rouge_scorer.RougeScorer(types)
+    hyps, refs = [], []
+    for _ in range(20):
+        h = list(rng.choice(vocab, n_hyp_words))
+        hyps.append(" ".join(h))
+        rs = []
+        for _ in range(int(rng.integers(1, 5))):
+            r = list(rng.choice(vocab, int(rng.integers(0, 250))))
+            for j in range(0, len(r), 3):  # a share of the hypothesis's tokens, in order
+                if h:
+                    r[j] = h[min(j, len(h) - 1)]
+            rs.append(" ".join(r))
+        refs.append(rs)
+    parsed = [parse_metric(m) for m in types]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert direct_stats(hyps, refs, parsed) is not None  # the fused kernel applies
+        monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+        got = vecscore.rouge(hyps, refs, metrics=types, multi_ref="best")
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        want = scorer.score_multi(rs, h)
+        for m in types:
+            assert (got[m].precision[i], got[m].recall[i], got[m].fmeasure[i]) == pytest.approx(
+                tuple(want[m]), abs=1e-15), (m, i)
+
+
+def test_rouge_l_with_common_prefixes_and_suffixes_equals_rouge_score(monkeypatch):
+    # the kernel takes a pair's common prefix and suffix off before the LCS: identical texts, an
+    # empty one, one text a prefix of the other, repeated tokens, long texts (the long kernel on the
+    # rest) and several references
+    rng = np.random.default_rng(11)
+    words = [f"t{i}" for i in range(40)] + ["The", "the", "abcdefghijk"]
+
+    def text(n):
+        return " ".join(rng.choice(words, n))
+
+    long_p, long_s = text(150), text(120)
+    hyps = ["a b c d", "a b c d", "", "a b c", "a a a a", "x y a a", long_p + " " + text(200) + " " + long_s,
+            long_p + " " + long_s, "The cat sat on the mat", "b"]
+    refs = [["a b c d"], ["a b c d e", "z a b c d"], ["a b"], ["a b c d e f"], ["a a"], ["a a y x", "a a"],
+            [long_p + " " + text(90) + " " + long_s, long_p, long_p + " " + long_s], [long_s + " " + long_p],
+            ["the CAT sat on THE mat .", "cat the"], [""]]
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert direct_stats(hyps, refs, [parse_metric("rougeL")]) is not None
+        got = vecscore.rouge(hyps, refs, metrics=["rougeL"], multi_ref="best")["rougeL"]
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        want = scorer.score_multi(rs, h)["rougeL"]
+        assert (got.precision[i], got.recall[i], got.fmeasure[i]) == pytest.approx(tuple(want), abs=1e-15), i

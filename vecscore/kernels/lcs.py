@@ -374,6 +374,38 @@ def lcs_long_into(a, b, slot, items, words):
     return m - ones
 
 
+@jit(inline=True)
+def lcs_trimmed_into(a, b, mask1, slot, items, words):
+    """LCS of ``a`` and ``b`` (any lengths) with their common prefix and suffix taken off first.
+
+    Exact: a common first (or last) token is in some longest common
+    subsequence, so ``LCS(p + x + s, p + y + s) = |p| + |s| + LCS(x, y)``;
+    the prefix and suffix are matched without overlapping.  The rest runs
+    :func:`lcs_short` (its shorter side of at most 64 tokens) or
+    :func:`lcs_long_into`, with their scratch: ``mask1`` and ``slot`` (all
+    zero and all ``-1``, restored), ``items`` and ``words`` of the sizes
+    :func:`lcs_long_words` gives for ``min(len(a), len(b))``.
+    """
+    n = min(len(a), len(b))
+    p = 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    s = 0
+    la = len(a) - 1
+    lb = len(b) - 1
+    while s < n - p and a[la - s] == b[lb - s]:
+        s += 1
+    x = a[p:len(a) - s]
+    y = b[p:len(b) - s]
+    if len(x) < len(y):
+        x, y = y, x  # y (the bit pattern) is the shorter one
+    if len(y) == 0:
+        return p + s
+    if len(y) <= 64:
+        return p + s + lcs_short(x, y, mask1)
+    return p + s + lcs_long_into(x, y, slot, items, words)
+
+
 @jit(parallel=True)
 def _lcs_length_pairs(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_chunks):
     k = len(a_rows)

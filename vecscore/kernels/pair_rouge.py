@@ -15,16 +15,20 @@ allocates before the loop (nothing is allocated inside it, where a failed
 allocation would be lost):
 
 1. the pair's texts are tokenized and their tokens interned into *pair-local*
-   dense ids.  Keys are exact for tokens of up to 7 bytes (their folded bytes
-   packed with the length); a longer token's key is a 63-bit hash, and a key
-   hit is confirmed by comparing the folded bytes with the first occurrence
-   of that id, so ids are exact: equal ids mean equal tokens;
+   dense ids: the hypothesis's tokens get ids ``0 .. nh - 1``; a reference
+   token that is not one of them gets the one id ``nh`` (it can be part of no
+   hit and no common subsequence), so the references only look the table up.
+   Keys are exact for tokens of up to 7 bytes (their folded bytes packed with
+   the length); a longer token's key is a 63-bit hash, and a key hit is
+   confirmed by comparing the folded bytes with the first occurrence of that
+   id, so ids are exact: equal ids mean equal tokens;
 2. n-grams get pair-local dense ids order by order (an order-``n`` n-gram is
    the pair (id of its first ``n - 1`` tokens, id of its last token), an exact
    integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
    from dense counts over those ids, one pass per text;
 3. the LCS of the hypothesis and each reference runs the bit-parallel kernels
-   of :mod:`vecscore.kernels.lcs` on the local ids;
+   of :mod:`vecscore.kernels.lcs` on the local ids, their common prefix and
+   suffix taken off first (:func:`vecscore.kernels.lcs.lcs_trimmed_into`);
 4. for ROUGE-Lsum, the texts' sentences (their lines) come from the tokens'
    byte offsets, kept in step 1, and the newlines between them, and
    rouge-score's summary-level union LCS runs on the local ids
@@ -54,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.lcs import lcs_long_into, lcs_long_words, lcs_short
+from vecscore.kernels.lcs import lcs_long_words, lcs_trimmed_into
 from vecscore.kernels.ngrams import table_bits
 from vecscore.kernels.pair_lsum import lsum_hits, table_cells, text_sentences
 from vecscore.kernels.pair_tables import (
@@ -104,18 +108,10 @@ def _token_key(word, h, length, key_mask):
 
 
 @jit
-def _pair_bytes(lens, n_pairs, ref_ptr, p):
-    """Bytes in pair ``p``'s texts."""
-    total = lens[p]
-    for q in range(n_pairs + ref_ptr[p], n_pairs + ref_ptr[p + 1]):
-        total += lens[q]
-    return total
-
-
-@jit
-def _intern(key, x, length, fold, by_fold, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
+def _intern(key, x, length, fold, by_fold, miss, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
     """The pair-local id of the token of ``length`` bytes at address ``x`` with ``key``; returns
-    ``(id, n_vocab)``.
+    ``(id, n_vocab)``.  With ``miss >= 0`` the table is only looked up: a token not in it gets
+    ``miss`` and is not added.
 
     ``tkey`` is an open-addressing table in which 0 marks a free slot (keys
     are never 0); ``slot_of[v]`` records the slot of a new id ``v`` so that
@@ -129,6 +125,8 @@ def _intern(key, x, length, fold, by_fold, shift, mask, tkey, tid, slot_of, rep_
     while True:
         there = tkey[slot]
         if there == 0:
+            if miss >= 0:
+                return miss, n_vocab
             tkey[slot] = key
             tid[slot] = n_vocab
             slot_of[n_vocab] = slot
@@ -153,7 +151,7 @@ def _intern(key, x, length, fold, by_fold, shift, mask, tkey, tid, slot_of, rep_
 
 
 @jit
-def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
+def _tokenize_intern(addr, n, cls, fold, key_mask, miss, shift, mask,
                      tkey, tid, tstamp, rep_start, rep_len, ids, k, n_vocab, tpos, keep_pos):
     """Tokenize the ``n`` bytes at ``addr``; intern each token into the pair's table.
 
@@ -166,8 +164,9 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
     and a key hit there is confirmed by comparing the bytes with the id's
     first occurrence (``rep_start``: its address).  ``key_mask`` is ANDed into
     every hashed key (all ones; the tests keep a few bits to force collisions
-    through the comparison).  If ``keep_pos``, ``tpos[k]`` gets token ``k``'s
-    byte offset in its text.
+    through the comparison).  With ``miss >= 0`` the table is only looked up
+    (:func:`_intern`): tokens not in it get the id ``miss``.  If ``keep_pos``,
+    ``tpos[k]`` gets token ``k``'s byte offset in its text.
     """
     text = text_at(addr, n)
     s = -1
@@ -201,8 +200,8 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, stamp, shift, mask,
             i += 1
         length = i - s
         key = _token_key(word, h, length, key_mask)
-        v, n_vocab = _intern(key, addr + s, length, fold, True, shift, mask, tkey, tid, tstamp, rep_start, rep_len,
-                             n_vocab)
+        v, n_vocab = _intern(key, addr + s, length, fold, True, miss, shift, mask, tkey, tid, tstamp, rep_start,
+                             rep_len, n_vocab)
         ids[k] = v
         if keep_pos:
             tpos[k] = s
@@ -233,8 +232,8 @@ def _alnum_word(x, count):
 
 
 @jit
-def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids, k,
-                           n_vocab, pad, tpos, keep_pos):
+def _tokenize_intern_alnum(addr, n, fold, key_mask, miss, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids,
+                           k, n_vocab, pad, tpos, keep_pos):
     """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased).
 
     Token boundaries come from 64-bit masks of 64 bytes at a time
@@ -286,8 +285,8 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, shift, mask, tkey, tid, slot
                 q = (length - 1) & -8
                 h = (h ^ _alnum_word(x + q, length - q)) * FNV_PRIME
                 key = hashed_key(h, key_mask)
-            v, n_vocab = _intern(key, x, length, fold, False, shift, mask, tkey, tid, slot_of, rep_start, rep_len,
-                                 n_vocab)
+            v, n_vocab = _intern(key, x, length, fold, False, miss, shift, mask, tkey, tid, slot_of, rep_start,
+                                 rep_len, n_vocab)
             ids[k] = v
             if keep_pos:
                 tpos[k] = s
@@ -396,26 +395,34 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                 q0 = ref_ptr[p]
                 q1 = ref_ptr[p + 1]
                 n_texts = 1 + q1 - q0
-                bits = table_bits(_distinct_bound(_pair_bytes(lens, n_pairs, ref_ptr, p), n_texts, k_sym))
+                bits = table_bits(_distinct_bound(lens[p], 1, k_sym))  # the table holds the hypothesis's tokens
                 shift = 64 - bits
                 mask = (1 << bits) - 1
-                # 1. tokens -> pair-local ids (text 0 is the hypothesis)
+                # 1. tokens -> pair-local ids (text 0 is the hypothesis): the hypothesis's tokens are
+                # numbered 0 .. nh - 1; a reference token that is not one of them can match nothing (no
+                # n-gram holding it is a hit, it is in no common subsequence), so the references only
+                # look the table up and every such token gets the one id nh
                 k = 0
                 n_vocab = 0
+                nh = 0
                 toff[0] = 0
                 for t in range(n_texts):
                     row = p if t == 0 else n_pairs + q0 + t - 1
+                    miss = -1 if t == 0 else nh
                     if block:
-                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, shift, mask, tkey,
-                                                            tid, slot_of, rep_start, rep_len, ids, k, n_vocab, pad,
-                                                            tpos, want_lsum)
+                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, miss, shift, mask,
+                                                            tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab,
+                                                            pad, tpos, want_lsum)
                     else:
-                        k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, p, shift, mask,
+                        k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, miss, shift, mask,
                                                       tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab, tpos,
                                                       want_lsum)
+                    if t == 0:
+                        nh = n_vocab
+                        n_vocab = nh + 1
                     toff[t + 1] = k
                     lengths[row] = k - toff[t]
-                for v in range(n_vocab):  # free the pair's slots (slot_of[v]: the slot of id v)
+                for v in range(nh):  # free the pair's slots (slot_of[v]: the slot of id v)
                     tkey[slot_of[v]] = 0
                 if k > caps[0] or toff[1] + 1 > caps[1] or n_vocab > caps[2]:
                     again[p, 0] = k
@@ -426,14 +433,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                 if want_lcs:
                     hyp = ids[toff[0]:toff[1]]
                     for t in range(1, n_texts):
-                        ref = ids[toff[t]:toff[t + 1]]
-                        x, y = (hyp, ref) if len(hyp) >= len(ref) else (ref, hyp)
-                        if len(y) == 0:
-                            lcs[q0 + t - 1] = 0
-                        elif len(y) <= 64:
-                            lcs[q0 + t - 1] = lcs_short(x, y, mask1)
-                        else:
-                            lcs[q0 + t - 1] = lcs_long_into(x, y, slot, items, words)
+                        lcs[q0 + t - 1] = lcs_trimmed_into(hyp, ids[toff[t]:toff[t + 1]], mask1, slot, items, words)
                 # 2b. summary-level union LCS over the texts' lines (-1: the table does not fit)
                 if want_lsum:
                     ns = 0
