@@ -270,3 +270,74 @@ def test_cached_scorer_equals_sacrebleu_call_after_call(monkeypatch, tokenize):
         want_sent = [sacrebleu.BLEU(tokenize=tokenize).sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
         assert np.max(np.abs(np.asarray(sent) - want_sent)) <= 1e-9
     assert scorer._ready and scorer._ready.keys is not None  # prepared once, keys and all
+
+
+# --- references repeated by object (refs * n_systems): transcoded and tokenized once per distinct str -------------
+
+
+def test_first_same_finds_the_first_row_of_each_address():
+    from vecscore.kernels.wide_text import first_same
+
+    addrs = np.array([5, 9, 5, 5, 7, 9, 5], np.int64)
+    lens = np.array([3, 1, 3, 4, 2, 1, 3], np.int64)
+    assert first_same(addrs, lens).tolist() == [0, 1, 0, 3, 4, 1, 0]
+    assert first_same(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=3)), min_size=1, max_size=5),
+       st.sampled_from(["13a", "none", "char"]), st.integers(1, 4), st.integers(2, 4), st.booleans())
+def test_repeated_reference_objects_tokenized_once_equal_the_counter_twin(pairs, tok, order, times, collide):
+    """The references of a batch repeated ``times`` times as the same ``str`` objects (and non-ASCII ones among
+    them, transcoded once): :func:`pair_bleu_counts` tokenizes each distinct one once, with the Counter twin's
+    counts; the same texts as distinct objects give the same counts."""
+    import vecscore.kernels.pair_bleu as pb
+
+    hyps = [h + " é" * (i % 2) for h, _ in pairs for i in range(times)]
+    refs = [[r + " ü" * (j % 2) for j, r in enumerate(rs)] for _, rs in pairs]
+    refs = [rs for rs in refs for _ in range(times)]  # the same str objects, times over
+    sys_len, _, correct, _ = corpus_stats(
+        [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
+    )
+    mode = {"13a": 0, "none": 1, "char": 2}[tok]
+    mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    fresh = [[("x" + r)[1:] for r in rs] for rs in refs]  # equal texts, distinct objects
+    for rr in (refs, fresh):
+        rows, ref_ptr, _ = pair_rows(hyps, rr, "per-example", *direct_reading("13a"))
+        n = len(hyps)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pb, "SHARED_MIN", 2)
+            shared = pb._shared_keys(rows.addrs[n:], rows.lens[n:], mode, mask)[0]
+            lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, mode, order, mask)
+        assert shared or rr is fresh  # the repeated objects are tokenized once
+        assert lengths[: len(hyps)].tolist() == sys_len.tolist()
+        assert [int(x) for x in lengths[len(hyps):]] == [len(_tokens(r, tok)) for rs in rr for r in rs]
+        assert np.array_equal(got, correct.T)
+
+
+def direct_reading(tokenize):
+    from vecscore.bleu.direct import _reading
+
+    return _reading(tokenize)
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "zh"])
+def test_corpus_bleu_over_systems_sharing_reference_objects_equals_sacrebleu(tokenize):
+    """One call over several systems' segments against ``refs * n_systems`` (the rows of one reference are one
+    object, past SHARED_MIN rows): sacreBLEU's corpus and sentence scores."""
+    from vecscore.kernels.pair_bleu import SHARED_MIN
+
+    rng = np.random.default_rng(7)
+    words = ["the", "cat", "naïve", "café,", "3.5", "&amp;", "x-y", "中文", "测试。", "U.S.", "—",
+             "supercalifragilistic"]
+    ref = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(SHARED_MIN // 2)]
+    systems = [[" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in ref] for _ in range(3)]
+    hyps = [h for s in systems for h in s]
+    refs = ref * len(systems)
+    got, want = corpus_bleu(hyps, [refs], tokenize=tokenize), sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize)
+    assert (list(got.counts), list(got.totals), got.sys_len, got.ref_len) == \
+           (list(want.counts), list(want.totals), want.sys_len, want.ref_len)
+    assert abs(got.score - want.score) <= 1e-9
+    sent = sentence_bleu(hyps, refs, tokenize=tokenize).score
+    want_sent = [sacrebleu.sentence_bleu(h, [r], tokenize=tokenize).score for h, r in zip(hyps, refs)]
+    assert np.max(np.abs(np.asarray(sent) - want_sent)) <= 1e-9
