@@ -29,6 +29,12 @@ would be lost):
    n-grams that can still match, and the hypothesis counts are clipped by
    each n-gram's maximum count over the references.
 
+References scored again and again need not be tokenized each time: :func:`reference_keys` makes their
+token keys once (:class:`RefKeys`, a cached scorer's), and :func:`pair_bleu_counts` given them copies a
+reference's keys into the pair's scratch instead of step 1-2.  It does the same by itself for a batch whose
+reference rows are largely one ``str`` repeated (``refs * n_systems``; rows with one address,
+:func:`vecscore.kernels.wide_text.first_same`): each distinct one is tokenized once.
+
 The statistics equal those of the general route (tokenize the whole batch,
 intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
 the tests compare both.
