@@ -172,3 +172,172 @@ def test_zh_kernel_equals_the_general_route(tokenize):
     fast, general = direct_stats(hyps, refs, **kw), general_stats(hyps, refs, **kw)
     for f in ("sys_len", "ref_len", "correct", "total", "nrefs"):
         assert np.array_equal(getattr(fast, f), getattr(general, f)), f
+
+
+# --- references tokenized once (reference_keys), as a cached scorer's per-pair calls read them -------------------
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=4)), min_size=1, max_size=6),
+       st.sampled_from(["13a", "none", "char"]), st.integers(1, 5), st.booleans())
+def test_cached_reference_keys_equal_tokenizing_them_again(pairs, tok, order, collide):
+    """Statistics against references whose keys :func:`reference_keys` made once equal the Counter twin's, call
+    after call (rewritten references, hashed long words with forced collisions, several references per pair)."""
+    from vecscore.kernels.pair_bleu import reference_keys
+
+    hyps = [h for h, _ in pairs]
+    refs = [rs for _, rs in pairs]
+    sys_len, ref_len, correct, _ = corpus_stats(
+        [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
+    )
+    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
+    mode = {"13a": 0, "none": 1, "char": 2}[tok]
+    mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    n = len(hyps)
+    keys = reference_keys(rows.addrs[n:], rows.lens[n:], mode, mask)
+    assert keys is not None
+    for _ in range(2):
+        lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, mode, order, mask, ref_keys=keys)
+        assert lengths[:n].tolist() == sys_len.tolist()
+        assert [int(lengths[n + q]) for q in range(len(lengths) - n)] == [len(_tokens(r, tok)) for rs in refs
+                                                                         for r in rs]
+        assert np.array_equal(got, correct.T)
+    with pytest.raises(ValueError, match="ref_keys"):
+        pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, (mode + 1) % 3, order, mask, ref_keys=keys)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(1, 6))
+def test_cached_reference_keys_of_long_texts(seed, n_refs, order):
+    """Pairs past 64 tokens (the hash-table route) against cached reference keys: the Counter twin's counts."""
+    from vecscore.kernels.pair_bleu import reference_keys
+
+    rng = np.random.default_rng(seed)
+    vocab = np.array(["a", "b", "cc", "abcdefgh", "abcdefghij", "abcdefghijklmnopq", "x.y", "&amp;", "z-1"])
+
+    def text():
+        return " ".join(rng.choice(vocab, int(rng.choice([rng.integers(0, 8), rng.integers(60, 200)]))))
+
+    hyps = [text() for _ in range(5)]
+    refs = [[text() for _ in range(n_refs)] for _ in hyps]
+    sys_len, _, correct, _ = corpus_stats([_tokens(h, "13a") for h in hyps],
+                                          [[_tokens(r, "13a") for r in rs] for rs in refs], order)
+    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
+    keys = reference_keys(rows.addrs[len(hyps):], rows.lens[len(hyps):], 0)
+    lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order, ref_keys=keys)
+    assert lengths[: len(hyps)].tolist() == sys_len.tolist() and np.array_equal(got, correct.T)
+
+
+def test_reference_with_a_word_too_long_for_cached_keys_is_tokenized_per_call():
+    """A reference word that R2-R4 would replay in more than WORD_CAP bytes is not cached
+    (``reference_keys`` declines), and the references are then read as text on every call: same numbers."""
+    from vecscore.bleu.direct import ready_references
+    from vecscore.kernels.pair_bleu import WORD_CAP
+
+    refs = ["a.b-" * (WORD_CAP // 4 + 10) + " end", "the cat sat"]
+    hyps = ["a.b- end", "the cat"]
+    ready = ready_references(refs, "13a")
+    assert ready is not None and ready.keys is None
+    options = dict(tokenize="13a", lowercase=False, max_order=4, brevity_penalty="closest", refs_layout="per-example")
+    got = direct_stats(hyps, ready, **options)
+    want = direct_stats(hyps, refs, **options)
+    assert np.array_equal(got.correct, want.correct) and got.ref_len.tolist() == want.ref_len.tolist()
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "none", "char", "zh"])
+def test_cached_scorer_equals_sacrebleu_call_after_call(monkeypatch, tokenize):
+    """``BLEU(references=[refs])`` on the per-pair kernel, references tokenized once: sacreBLEU's corpus and
+    sentence scores for every call, with references that are empty, non-ASCII, rewritten by 13a's step 1,
+    longer than 64 tokens or made of long (hashed) words, and hypotheses that are empty or whitespace."""
+    from vecscore.bleu.api import BLEU
+
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    long_ref = " ".join(f"w{i % 37}." for i in range(150))
+    refs = ["the cat — is on the mat", "", "naïve café, x-y 3.5", "a &amp; b <skipped> c\nd", long_ref,
+            "supercalifragilisticexpialidocious supercalifragilisticexpialidociouz", "中文 测试。", "  ", "e.g. U.S."]
+    oracle = sacrebleu.BLEU(tokenize=tokenize, references=[refs])
+    scorer = BLEU(tokenize=tokenize, references=[refs])
+    systems = [["the cat sat on the mat", "x", "naive café , x - y", "a & b c d", long_ref[:300], refs[5], "中文",
+                "", "e.g. U.S"],
+               ["", "", "", "", "", "", "", "", ""],
+               [r[::-1] for r in refs]]
+    for hyps in systems * 2:
+        got, want = scorer.corpus_score(hyps), oracle.corpus_score(hyps, None)
+        assert (list(got.counts), list(got.totals), got.sys_len, got.ref_len) == \
+               (list(want.counts), list(want.totals), want.sys_len, want.ref_len)
+        assert abs(got.score - want.score) <= 1e-9
+        sent = scorer.sentence_scores(hyps).score
+        want_sent = [sacrebleu.BLEU(tokenize=tokenize).sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+        assert np.max(np.abs(np.asarray(sent) - want_sent)) <= 1e-9
+    assert scorer._ready and scorer._ready.keys is not None  # prepared once, keys and all
+
+
+# --- references repeated by object (refs * n_systems): transcoded and tokenized once per distinct str -------------
+
+
+def test_first_same_finds_the_first_row_of_each_address():
+    from vecscore.kernels.wide_text import first_same
+
+    addrs = np.array([5, 9, 5, 5, 7, 9, 5], np.int64)
+    lens = np.array([3, 1, 3, 4, 2, 1, 3], np.int64)
+    assert first_same(addrs, lens).tolist() == [0, 1, 0, 3, 4, 1, 0]
+    assert first_same(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=3)), min_size=1, max_size=5),
+       st.sampled_from(["13a", "none", "char"]), st.integers(1, 4), st.integers(2, 4), st.booleans())
+def test_repeated_reference_objects_tokenized_once_equal_the_counter_twin(pairs, tok, order, times, collide):
+    """The references of a batch repeated ``times`` times as the same ``str`` objects (and non-ASCII ones among
+    them, transcoded once): :func:`pair_bleu_counts` tokenizes each distinct one once, with the Counter twin's
+    counts; the same texts as distinct objects give the same counts."""
+    import vecscore.kernels.pair_bleu as pb
+
+    hyps = [h + " é" * (i % 2) for h, _ in pairs for i in range(times)]
+    refs = [[r + " ü" * (j % 2) for j, r in enumerate(rs)] for _, rs in pairs]
+    refs = [rs for rs in refs for _ in range(times)]  # the same str objects, times over
+    sys_len, _, correct, _ = corpus_stats(
+        [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
+    )
+    mode = {"13a": 0, "none": 1, "char": 2}[tok]
+    mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    fresh = [[("x" + r)[1:] for r in rs] for rs in refs]  # equal texts, distinct objects
+    for rr in (refs, fresh):
+        rows, ref_ptr, _ = pair_rows(hyps, rr, "per-example", *direct_reading("13a"))
+        n = len(hyps)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pb, "SHARED_MIN", 2)
+            shared = pb._shared_keys(rows.addrs[n:], rows.lens[n:], mode, mask)[0]
+            lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, mode, order, mask)
+        assert shared or rr is fresh  # the repeated objects are tokenized once
+        assert lengths[: len(hyps)].tolist() == sys_len.tolist()
+        assert [int(x) for x in lengths[len(hyps):]] == [len(_tokens(r, tok)) for rs in rr for r in rs]
+        assert np.array_equal(got, correct.T)
+
+
+def direct_reading(tokenize):
+    from vecscore.bleu.direct import _reading
+
+    return _reading(tokenize)
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "zh"])
+def test_corpus_bleu_over_systems_sharing_reference_objects_equals_sacrebleu(tokenize):
+    """One call over several systems' segments against ``refs * n_systems`` (the rows of one reference are one
+    object, past SHARED_MIN rows): sacreBLEU's corpus and sentence scores."""
+    from vecscore.kernels.pair_bleu import SHARED_MIN
+
+    rng = np.random.default_rng(7)
+    words = ["the", "cat", "naïve", "café,", "3.5", "&amp;", "x-y", "中文", "测试。", "U.S.", "—",
+             "supercalifragilistic"]
+    ref = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(SHARED_MIN // 2)]
+    systems = [[" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in ref] for _ in range(3)]
+    hyps = [h for s in systems for h in s]
+    refs = ref * len(systems)
+    got, want = corpus_bleu(hyps, [refs], tokenize=tokenize), sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize)
+    assert (list(got.counts), list(got.totals), got.sys_len, got.ref_len) == \
+           (list(want.counts), list(want.totals), want.sys_len, want.ref_len)
+    assert abs(got.score - want.score) <= 1e-9
+    sent = sentence_bleu(hyps, refs, tokenize=tokenize).score
+    want_sent = [sacrebleu.sentence_bleu(h, [r], tokenize=tokenize).score for h, r in zip(hyps, refs)]
+    assert np.max(np.abs(np.asarray(sent) - want_sent)) <= 1e-9

@@ -446,6 +446,11 @@ class BLEU:
             note_compiled(plain_bleu.warm_key(kind, o.tokenize))
         return stats
 
+    def _kernel_warm(self) -> bool:
+        """Whether :meth:`_per_pair_wins` holds for text without counting its characters."""
+        r = route.route()
+        return r == "compiled" or (r != "plain" and route.is_warm(plain_bleu.warm_key("text", self._opts.tokenize)))
+
     def _per_pair_wins(self, hyps, kind: str) -> bool:
         """Whether this call scores against the cached references with the per-pair kernel (which tokenizes the
         references again, faster than any cache reads them) rather than the cache: once the calls of this object
@@ -462,6 +467,14 @@ class BLEU:
 
     def _statistics(self, hyps, refs):
         """``(stats, formulas)``: :meth:`statistics` and the formulas of the route that computed them."""
+        if refs is None and self._ready and self._kernel_warm() and input_kind(hyps) == "text":
+            # references prepared for the per-pair kernel, which takes every later call of text (see
+            # _per_pair_wins): it checks the rows as it reads them, naming the first that is not a str, so they
+            # are not checked here first (one pass over them fewer)
+            check_kind("text", self._opts)
+            stats, formulas = self._cached_stats(hyps, "text")
+            self._nrefs = stats.nrefs_label()
+            return stats, formulas
         kind = check_hyps(hyps)
         check_kind(kind, self._opts)
         if refs is None:

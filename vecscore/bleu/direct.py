@@ -36,14 +36,15 @@ from vecscore.bleu.compiled import (
 from vecscore.engine.batch import build_batch, intern
 from vecscore.engine.pair_rows import ReadyRows, pair_rows, ready_rows
 from vecscore.errors import VecscoreError
-from vecscore.kernels.pair_bleu import FAST_MODES, MODE_ZH, pair_bleu_counts, unpadded_edges
+from vecscore.kernels.pair_bleu import FAST_MODES, MODE_ZH, RefKeys, pair_bleu_counts, reference_keys, unpadded_edges
 from vecscore.kernels.wide_text import UTF8, ZH, ZH_FIXED, sacrebleu_utf8, sacrebleu_zh_bytes
 from vecscore.text.sacrebleu_tokenizers import tokenize as sacre_tokenize
 from vecscore.text.spans import TokenSpans
 from vecscore.text.tokenizers import spans_from_token_lists
 from vecscore.text.unicode_tables import flag_table
 
-__all__ = ["direct_stats", "general_stats", "text_stats", "RefCache", "cache_references", "ready_references"]
+__all__ = ["direct_stats", "general_stats", "text_stats", "RefCache", "cache_references", "ready_references",
+           "ReadyReferences"]
 
 
 def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, brevity_penalty: str,
@@ -51,13 +52,18 @@ def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, 
     """Statistics of validated text ``hyps`` (see :func:`vecscore.bleu.bleu_statistics`), or ``None``."""
     if tokenize not in FAST_MODES or lowercase:
         return None
+    keys = None
+    if isinstance(refs, ReadyReferences):
+        keys = refs.keys
+        refs = refs.rows
     n = len(hyps)
     got = pair_rows(hyps, refs, refs_layout, *_reading(tokenize))
     if got is None:  # pragma: no cover - an encoder is given, so every str row is read
         return None
     rows, ref_ptr, texts = got
     check_stats_args(ref_ptr, max_order, brevity_penalty)
-    lengths, correct = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, FAST_MODES[tokenize], int(max_order))
+    lengths, correct = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, FAST_MODES[tokenize], int(max_order),
+                                        ref_keys=keys)
     stats = stats_from_counts(lengths[:n], lengths[n:], ref_ptr, correct, brevity_penalty)
     if FAST_MODES[tokenize] == MODE_ZH:
         stats = _unpadded(stats, rows, ref_ptr, texts, tokenize, max_order, brevity_penalty)
@@ -99,12 +105,24 @@ def _unpadded(stats: BleuStats, rows, ref_ptr, texts, tokenize: str, max_order: 
     return BleuStats(*fields)
 
 
-def ready_references(refs: list, tokenize: str) -> ReadyRows | None:
-    """References (one ``str`` per pair) read once for :func:`direct_stats` with ``tokenize``, which takes the
-    result as ``refs``: a cached scorer's later calls read only their hypotheses (``None``: pass the texts
-    instead)."""
+@dataclass(frozen=True, eq=False)
+class ReadyReferences:
+    """References read once into the per-pair kernel's bytes (``rows``) and tokenized once (``keys``, ``None``
+    where :func:`vecscore.kernels.pair_bleu.reference_keys` declines): see :func:`ready_references`."""
+
+    rows: ReadyRows
+    keys: RefKeys | None
+
+
+def ready_references(refs: list, tokenize: str) -> ReadyReferences | None:
+    """References (one ``str`` per pair) read and tokenized once for :func:`direct_stats` with ``tokenize``,
+    which takes the result as ``refs``: a cached scorer's later calls read and tokenize only their hypotheses
+    (``None``: pass the texts instead)."""
     encode, transcode, _, table = _reading(tokenize)
-    return ready_rows(refs, encode, transcode, table)
+    rows = ready_rows(refs, encode, transcode, table)
+    if rows is None:
+        return None
+    return ReadyReferences(rows, reference_keys(rows.rows.addrs, rows.rows.lens, FAST_MODES[tokenize]))
 
 
 def general_stats(hyps, refs, *, tokenize: str | None, lowercase: bool, max_order: int, brevity_penalty: str,

@@ -29,6 +29,12 @@ would be lost):
    n-grams that can still match, and the hypothesis counts are clipped by
    each n-gram's maximum count over the references.
 
+References scored again and again need not be tokenized each time: :func:`reference_keys` makes their
+token keys once (:class:`RefKeys`, a cached scorer's), and :func:`pair_bleu_counts` given them copies a
+reference's keys into the pair's scratch instead of step 1-2.  It does the same by itself for a batch whose
+reference rows are largely one ``str`` repeated (``refs * n_systems``; rows with one address,
+:func:`vecscore.kernels.wide_text.first_same`): each distinct one is tokenized once.
+
 The statistics equal those of the general route (tokenize the whole batch,
 intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
 the tests compare both.
@@ -45,6 +51,8 @@ needs.  A pair whose scratch cannot be allocated raises
 :class:`vecscore.memory.PairMemoryError` naming it, with the memory it needs.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -66,6 +74,7 @@ from vecscore.kernels.swar import (
     text_at,
     work_counter,
 )
+from vecscore.kernels.wide_text import first_same
 from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
@@ -79,7 +88,7 @@ from vecscore.memory import (
 )
 
 __all__ = ["pair_bleu_counts", "FAST_MODES", "MODE_ZH", "bleu_scratch", "scratch_bound", "SCRATCH_BOUNDS",
-           "unpadded_edges"]
+           "unpadded_edges", "RefKeys", "reference_keys"]
 
 MODE_13A = 0
 MODE_NONE = 1
@@ -140,9 +149,10 @@ _AHEAD = 4
 
 
 @jit(inline=True)
-def _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p):
-    """Ask for the cache lines of pair ``p``'s texts."""
-    for t in range(-1, ref_ptr[p + 1] - ref_ptr[p]):
+def _prefetch_pair(addrs, lens, n_pairs, ref_ptr, p, cached):
+    """Ask for the cache lines of pair ``p``'s texts (its hypothesis alone when the references' keys are
+    ``cached``)."""
+    for t in range(-1, 0 if cached else ref_ptr[p + 1] - ref_ptr[p]):
         row = p if t < 0 else n_pairs + ref_ptr[p] + t
         a = addrs[row]
         for q in range(a & ~63, a + lens[row], 64):
@@ -193,7 +203,7 @@ def _hyp_distinct(nbytes):
     return min(nbytes + 1, _ONE_BYTE + _TWO_BYTES + nbytes // 3 + 1)
 
 
-def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
+def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1, ref_keys=None):
     """Tokens per text and BLEU's clipped matches of every pair.
 
     ``addrs``/``lens``: the texts' bytes (ASCII or UTF-8, see the module docstring) by address
@@ -201,7 +211,9 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     references of pair ``p`` at rows ``n_pairs + ref_ptr[p] ..``.  Returns
     ``(lengths, correct)``: tokens per text and ``correct[p, n-1]`` for
     orders ``1..max_order``.  ``key_mask`` is ANDed into hashed token keys
-    (all ones; tests force collisions).
+    (all ones; tests force collisions).  ``ref_keys``: the references' tokens as
+    :func:`reference_keys` gave them for the reference rows (with the same ``mode`` and
+    ``key_mask``), which are then read from there and not tokenized again.
 
     Scratch is sized from the pairs' byte lengths (:func:`bleu_layout`) and
     allocated here, before the kernel runs; a pair whose scratch cannot be
@@ -219,10 +231,17 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     if n_pairs == 0:
         return lengths, correct
     threads = numba.get_num_threads()
-    run = (addrs, lens, ref_ptr, mode, max_order, np.int64(key_mask), lengths, correct)
+    n_refs = len(addrs) - n_pairs
+    if ref_keys is not None:
+        if ref_keys.mode != mode or ref_keys.key_mask != key_mask or len(ref_keys.key_off) != n_refs + 1:
+            raise ValueError("ref_keys were made for other references, another mode or another key_mask")
+        k = ref_keys.key_off
+        cached = (True, k[:-1], k[1:], ref_keys.ka, ref_keys.kb, ref_keys.taddr, ref_keys.lengths)
+    else:
+        cached = _shared_keys(addrs[n_pairs:], lens[n_pairs:], mode, key_mask)
+    run = (addrs, lens, ref_ptr, mode, max_order, np.int64(key_mask), lengths, correct, cached)
     # the usual batch: no large hypothesis, and scratch for the bounds of the largest pair fits every
     # thread (only a word for R2-R4 longer than WORD_CAP makes a pair run again)
-    n_refs = int(ref_ptr[n_pairs])
     nr = np.diff(ref_ptr)
     hyp_b = lens[:n_pairs]
     ref_b = lens[n_pairs:] if n_refs == n_pairs and (nr == 1).all() else segment_sums(lens[n_pairs:], ref_ptr)
@@ -265,16 +284,116 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1):
     return lengths, correct
 
 
+#: no cached reference keys (:func:`pair_bleu_counts` without ``ref_keys``)
+_NO_KEYS = np.zeros(1, np.int64)
+_UNCACHED = (False, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS)
+#: batches of at least this many reference rows, at most half of them distinct, tokenize each distinct one once
+SHARED_MIN = 256
+
+
+def _shared_keys(addrs, lens, mode, key_mask):
+    """The kernel's cached-key arguments for reference rows of which many are the same text by address (one
+    ``str`` repeated, ``refs * n_systems``, read in place or transcoded once: :func:`first_same`): each distinct
+    one tokenized once (:func:`reference_keys`); no cache where they are few or mostly distinct."""
+    n = len(addrs)
+    if n < SHARED_MIN:
+        return _UNCACHED
+    first = first_same(addrs, lens)
+    own = first == np.arange(n)
+    distinct = np.cumsum(own)
+    if 2 * int(distinct[-1]) > n:
+        return _UNCACHED
+    keys = reference_keys(addrs[own], lens[own], mode, key_mask)
+    if keys is None:
+        return _UNCACHED
+    of = distinct[first] - 1
+    return True, keys.key_off[:-1][of], keys.key_off[1:][of], keys.ka, keys.kb, keys.taddr, keys.lengths
+
+
+@dataclass(frozen=True, eq=False)
+class RefKeys:
+    """References tokenized once (:func:`reference_keys`), for :func:`pair_bleu_counts` to score any number of
+    hypotheses against: reference ``q``'s tokens are ``key_off[q]:key_off[q + 1]``, with their two-word keys
+    ``ka``/``kb``, the addresses of their bytes ``taddr`` and their lengths in bytes.  The addresses point into
+    the references' rows (which the caller keeps alive as long as this) or into ``rewritten`` (the texts that
+    13a's step 1 changed)."""
+
+    key_off: np.ndarray
+    ka: np.ndarray
+    kb: np.ndarray
+    taddr: np.ndarray
+    lengths: np.ndarray
+    rewritten: np.ndarray
+    mode: int
+    key_mask: int
+
+
+def reference_keys(addrs, lens, mode, key_mask=-1) -> RefKeys | None:
+    """The tokens of the texts ``addrs``/``lens`` (the reference rows, bytes as :func:`pair_bleu_counts` reads
+    them) as :class:`RefKeys`, or ``None`` where a text has a word too long for R2-R4's scratch (rare: then
+    the references are tokenized with each call, as without a cache).  Two passes: the first counts each
+    text's tokens and rewritten bytes, the second writes the keys where they belong."""
+    addrs = np.ascontiguousarray(addrs, np.int64)
+    lens = np.ascontiguousarray(lens, np.int64)
+    n = len(addrs)
+    L = int(lens.max()) if n else 0
+    is13a = _regexp(mode)
+    word = min(L, WORD_CAP) if is13a else 0
+    wa = np.empty(int(py_func_of(word_scratch)(word)) if is13a else 0, np.int64)
+    wb = np.empty(len(wa), np.int64)
+    ts = np.empty(L + 1, np.int64)
+    te = np.empty(L + 1, np.int64)
+    tsplit = np.empty(L + 2, np.int64)
+    pad = np.zeros(64, np.uint8)
+    counts = np.zeros((n, 2), np.int64)  # per text: tokens, rewritten bytes
+    one = L + 1  # the first pass's slots: one text at a time
+    first = [np.empty(one + _WORD_BITS, np.int64) for _ in range(5)]
+    if not _reference_keys_run(addrs, lens, mode, np.int64(key_mask), False, counts, *first, wa, wb, ts, te, tsplit,
+                               np.empty(L + 64, np.uint8), pad):
+        return None
+    del first
+    offsets = np.zeros((n + 1, 2), np.int64)
+    np.cumsum(counts, axis=0, out=offsets[1:])
+    K = int(offsets[n, 0])
+    starts, ends, ka, kb, taddr = (np.empty(K + 1, np.int64) for _ in range(5))
+    rewritten = np.empty(int(offsets[n, 1]) + L + 64, np.uint8)
+    _reference_keys_run(addrs, lens, mode, np.int64(key_mask), True, offsets, starts, ends, ka, kb, taddr, wa, wb,
+                        ts, te, tsplit, rewritten, pad)
+    return RefKeys(np.ascontiguousarray(offsets[:, 0]), ka, kb, taddr, ends - starts, rewritten, mode,
+                   int(key_mask))
+
+
+@jit
+def _reference_keys_run(addrs, lens, mode, key_mask, fill, counts, starts, ends, ka, kb, taddr, wa, wb, ts, te,
+                        tsplit, ra, pad):
+    """:func:`reference_keys`'s passes.  Without ``fill``: each text's tokens and rewritten bytes into
+    ``counts[q]``, one text at a time in the slots from 0.  With ``fill``, ``counts`` holds their running
+    sums (``n + 1`` rows): text ``q``'s tokens go to the slots from ``counts[q, 0]``, its rewrite to
+    ``ra[counts[q, 1]:]``.  Returns False if a text has a word R2-R4 could not replay in ``wa``/``wb``."""
+    for q in range(len(addrs)):
+        text = text_at(addrs[q], _rstrip(text_at(addrs[q], lens[q])))
+        k0 = counts[q, 0] if fill else 0
+        used0 = counts[q, 1] if fill else 0
+        k, used, room = _text_keys(text, mode, key_mask, k0, starts, ends, ka, kb, taddr, wa, wb, ts, te, tsplit,
+                                   ra, used0, pad)
+        if room > 0:
+            return False
+        if not fill:
+            counts[q, 0] = k - k0
+            counts[q, 1] = used - used0
+    return True
+
+
 def _bleu_group(run, todo, workers, threads, layout, again, describe):
     """Run :func:`_pair_bleu_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``."""
-    addrs, lens, ref_ptr, mode, max_order, key_mask, lengths, correct = run
+    addrs, lens, ref_ptr, mode, max_order, key_mask, lengths, correct, cached = run
     bounds = group_bounds(len(todo), workers, threads)
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
     _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, slabs.workers, a[np.int64],
                    o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64], a[np.uint8], o[np.uint8],
-                   lengths, correct, again, work_counter(slabs.workers))
+                   lengths, correct, again, work_counter(slabs.workers), *cached)
 
 
 def _bleu_message(lens, ref_ptr, todo, nbytes):
@@ -361,7 +480,7 @@ def _bleu_init(scratch):
 
 @jit(parallel=True)
 def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, workers, i64, o64, i32, o32, u64,
-                   o64u, u8, o8, lengths, correct, again, taken):
+                   o64u, u8, o8, lengths, correct, again, taken, cached, key_lo, key_hi, cka, ckb, ctaddr, clen):
     """:func:`pair_bleu_counts` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
     ``todo[bounds[c]:bounds[c + 1]]`` one at a time; each thread's scratch is carved from its rows
     of the slabs; nothing is allocated here."""
@@ -374,11 +493,41 @@ def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds
             if c >= n_chunks:
                 break
             _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds[c], bounds[c + 1], lengths,
-                          correct, again, scratch)
+                          correct, again, scratch, cached, key_lo, key_hi, cka, ckb, ctaddr, clen)
 
 
 @jit(inline=True)
-def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi, lengths, correct, again, scratch):
+def _text_keys(text, mode, key_mask, k0, starts, ends, ka, kb, taddr, wa, wb, ts, te, tsplit, ra, used, pad):
+    """Token spans and keys (:func:`~vecscore.kernels.bleu_clip.span_keys`) of one ``text``, trailing
+    whitespace stripped, from slot ``k0``.  Returns ``(k, used, room)``: the next free slot; the bytes of ``ra``
+    taken, from ``used`` on (a text that 13a's step 1 may change is rewritten there first, and its tokens'
+    addresses point there; ``ra[used:]`` must hold ``len(text)`` bytes); and the longest word that R2-R4
+    replay did not fit in ``wa``/``wb`` (0 if none; otherwise ``k == k0`` and the text's spans are not to
+    be used)."""
+    room = 0
+    if mode == MODE_13A or mode == MODE_ZH:
+        k = spans_13a(text, len(text), starts, ends, k0, wa, wb, mode == MODE_13A, ts, te, tsplit, pad)
+        if k >= 0:
+            span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
+        elif k == -1:  # step 1 of 13a may change this text: rewrite it into scratch first
+            m = rewrite(text, ra[used:], pad)
+            src = ra[used:used + m]
+            used += m
+            k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
+            if k >= 0:
+                span_keys(src, starts, ends, k0, k, key_mask, ka, kb, taddr)
+        if k < 0:  # -3 - L: a word of L bytes that R2-R4 replay does not fit wa/wb
+            room = -3 - k
+            k = k0
+    else:
+        k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k0)
+        span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
+    return k, used, room
+
+
+@jit(inline=True)
+def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi, lengths, correct, again, scratch,
+                  cached, key_lo, key_hi, cka, ckb, ctaddr, clen):
     """Tokens per text and clipped matches of the pairs ``todo[lo:hi]`` into ``lengths``/``correct``
     (see :func:`pair_bleu_counts`), with one thread's ``scratch`` (:func:`_bleu_views`).  A pair
     that does not fit the scratch is left out, with what it needs in ``again[p]``: the longest
@@ -391,11 +540,11 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi,
     live = kb
     n_pairs = len(ref_ptr) - 1
     for i in range(lo, min(lo + _AHEAD, hi)):
-        _prefetch_pair(addrs, lens, n_pairs, ref_ptr, todo[i])
+        _prefetch_pair(addrs, lens, n_pairs, ref_ptr, todo[i], cached)
     for i in range(lo, hi):
         p = todo[i]
         if i + _AHEAD < hi:
-            _prefetch_pair(addrs, lens, n_pairs, ref_ptr, todo[i + _AHEAD])
+            _prefetch_pair(addrs, lens, n_pairs, ref_ptr, todo[i + _AHEAD], cached)
         q0 = ref_ptr[p]
         n_in = 1 + ref_ptr[p + 1] - q0
         k = 0
@@ -405,25 +554,21 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi,
         room = 0  # the longest R2-R4 word that did not fit wa/wb
         for t in range(n_in):
             row = p if t == 0 else n_pairs + q0 + t - 1
-            text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
             k0 = k
-            if mode == MODE_13A or mode == MODE_ZH:
-                k = spans_13a(text, len(text), starts, ends, k0, wa, wb, mode == MODE_13A, ts, te, tsplit, pad)
-                if k >= 0:
-                    span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
-                elif k == -1:  # step 1 of 13a may change this text: rewrite it into the pair's scratch first
-                    m = rewrite(text, ra[used:], pad)
-                    src = ra[used:used + m]
-                    used += m
-                    k = spans_13a(src, m, starts, ends, k0, wa, wb, False, ts, te, tsplit, pad)
-                    if k >= 0:
-                        span_keys(src, starts, ends, k0, k, key_mask, ka, kb, taddr)
-                if k < 0:  # -3 - L: a word of L bytes that R2-R4 replay does not fit wa/wb
-                    room = max(room, -3 - k)
-                    k = k0
+            if cached and t > 0:  # the reference's keys, as _text_keys gave them when they were cached
+                c0 = key_lo[q0 + t - 1]
+                k = k0 + key_hi[q0 + t - 1] - c0
+                for x in range(k0, k):
+                    ka[x] = cka[c0 + x - k0]
+                    kb[x] = ckb[c0 + x - k0]
+                    taddr[x] = ctaddr[c0 + x - k0]
+                    starts[x] = 0
+                    ends[x] = clen[c0 + x - k0]
             else:
-                k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k)
-                span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
+                text = text_at(addrs[row], _rstrip(text_at(addrs[row], lens[row])))
+                k, used, wide = _text_keys(text, mode, key_mask, k0, starts, ends, ka, kb, taddr, wa, wb, ts, te,
+                                           tsplit, ra, used, pad)
+                room = max(room, wide)
             toff[t + 1] = k
             lengths[row] = k - k0
             short = short and k - k0 <= _WORD_BITS
