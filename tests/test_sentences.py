@@ -20,7 +20,7 @@ WORDS = ["Dr", "dr", "etc", "approx", "Mr", "e.g", "U.S", "I", "a", "word", "Zeb
 
 def _split(texts):
     """The kernel's split (forced: the size-based route would take the plain one for these)."""
-    return sentences._split_compiled(list(texts))
+    return sentences.split_punct_compiled(list(texts))
 
 
 @pytest.mark.parametrize("text,want", [
@@ -52,8 +52,8 @@ def test_large_batch_takes_the_kernel_and_agrees(monkeypatch):
     pieces = np.array(ALPHABET[:-1] + [w + " " for w in WORDS] + [". ", "! ", "。"], dtype=object)
     texts = ["".join(rng.choice(pieces, size=int(rng.integers(0, 60)))) for _ in range(3000)]
     calls = []
-    real = sentences._split_compiled
-    monkeypatch.setattr(sentences, "_split_compiled", lambda t: calls.append(len(t)) or real(t))
+    real = sentences.split_punct_compiled
+    monkeypatch.setattr(sentences, "split_punct_compiled", lambda t: calls.append(len(t)) or real(t))
     monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
     assert sentences.split_sentences(texts, "punct") == [sentences.split_punct_plain(t) for t in texts]
     assert calls == [3000]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit
+from vecscore.kernels.sentences import word_keeps_going
 from vecscore.kernels.swar import block_64, ctz, low_bits, popcount, range_bits, text_at
 from vecscore.kernels.union_lcs import add_budget, clear_budget, mark_lcs, marked_hits
 
@@ -46,14 +47,17 @@ _NEWLINE = 10
 
 
 @jit
-def text_sentences(addr, n, tpos, k0, k1, sent, ns, pad):
+def text_sentences(addr, n, tpos, k0, k1, sent, ns, pad, punct, keys):
     """Append the sentence ends of the text of ``n`` bytes at ``addr`` to ``sent[ns:]``; returns the new ``ns``.
 
     The text's tokens are ``k0..k1-1``, with their byte offsets in the text in
     ``tpos[k0:k1]``; ``sent[ns - 1]`` holds ``k0``, where its first sentence
-    starts.  A sentence ends at every newline that has tokens between it and
-    the previous end; the last ends at ``k1``.  A text without tokens adds
-    nothing.  ``pad``: 64 bytes for a block that would cross the end of the text.
+    starts.  A sentence ends at every break that has tokens between it and
+    the previous end; the last ends at ``k1``.  Breaks are the newlines, and
+    with ``punct`` (an ASCII text) also the Latin ends of the ``punct``
+    sentence splitter (:func:`_latin_end`; ``keys``: its abbreviations).  A
+    text without tokens adds nothing.  ``pad``: 64 bytes for a block that
+    would cross the end of the text.
     """
     if k1 == k0:
         return ns
@@ -61,11 +65,22 @@ def text_sentences(addr, n, tpos, k0, k1, sent, ns, pad):
     tok = k0
     base = 0
     one = np.uint64(1)
+    done = 0  # punct: the candidates before ``done`` are in a word already looked at
     while base < n:
-        bits = range_bits(block_64(text, addr, base, pad), _NEWLINE, _NEWLINE) & low_bits(n - base)
+        block = block_64(text, addr, base, pad)
+        bits = range_bits(block, _NEWLINE, _NEWLINE)
+        if punct:
+            bits |= range_bits(block, 0x21, 0x21) | range_bits(block, 0x2E, 0x2E) | range_bits(block, 0x3F, 0x3F)
+        bits &= low_bits(n - base)
         while bits != 0:
             b = base + ctz(bits)
             bits &= bits - one
+            if text[b] != _NEWLINE:
+                if b < done:
+                    continue
+                b, done = _latin_end(text, n, b, keys)
+                if b < 0:
+                    continue
             while tok < k1 and tpos[tok] < b:
                 tok += 1
             if tok > sent[ns - 1]:
@@ -76,6 +91,47 @@ def text_sentences(addr, n, tpos, k0, k1, sent, ns, pad):
         base += 64
     sent[ns] = k1  # k1 > sent[ns - 1]: the loop above returns once every token is placed
     return ns + 1
+
+
+@jit(inline=True)
+def _ascii_space(c):
+    """Whether the ASCII byte ``c`` is whitespace to Python's ``str.isspace()`` (and ``\\s``)."""
+    return c == 0x20 or (0x09 <= c <= 0x0D) or (0x1C <= c <= 0x1F)
+
+
+@jit
+def _latin_end(text, n, b, keys):
+    """For ``text[b]`` in ``[.!?]`` (ASCII text): ``(break, end)``, ``end`` the end of the
+    whitespace-delimited word holding it, and ``break`` that end when the ``punct`` splitter's Latin
+    rule (:mod:`vecscore.kernels.sentences`, pass 1) ends a sentence there, else -1.
+
+    The rule: the word ends in ``[.!?]+`` and closing quotes or brackets, spaces or tabs
+    follow, then a non-space character; a lone ``.`` after a one-letter word, a word with a
+    ``.`` in it or an abbreviation (``keys``) is no end.  Those spaces become the newline,
+    so the sentence ends at the word's end.
+    """
+    t1 = b + 1
+    while t1 < n and not _ascii_space(text[t1]):
+        t1 += 1
+    t0 = b
+    while t0 > 0 and not _ascii_space(text[t0 - 1]):
+        t0 -= 1
+    j = t1
+    while j < n and (text[j] == 0x20 or text[j] == 0x09):
+        j += 1
+    if j == t1 or j >= n or _ascii_space(text[j]):
+        return -1, t1
+    e = t1
+    while e > t0 and (text[e - 1] == 0x22 or text[e - 1] == 0x27 or text[e - 1] == 0x29 or text[e - 1] == 0x5D):
+        e -= 1
+    p_end = e
+    while e > t0 and (text[e - 1] == 0x2E or text[e - 1] == 0x21 or text[e - 1] == 0x3F):
+        e -= 1
+    if e == p_end:
+        return -1, t1
+    if p_end - e == 1 and text[e] == 0x2E and word_keeps_going(text, t0, e, keys) != 0:
+        return -1, t1
+    return t1, t1
 
 
 @jit(inline=True)

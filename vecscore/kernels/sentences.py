@@ -23,7 +23,7 @@ import numpy as np
 from vecscore._jit import jit, prange
 from vecscore.kernels.tokenize import decode_utf8, is_python_whitespace
 
-__all__ = ["abbreviation_keys", "split_punct"]
+__all__ = ["abbreviation_keys", "split_punct", "word_keeps_going"]
 
 
 def abbreviation_keys(words) -> np.ndarray:
@@ -37,7 +37,7 @@ def abbreviation_keys(words) -> np.ndarray:
 
 
 @jit
-def _word_keeps_going(buf, lo, hi, keys):
+def word_keeps_going(buf, lo, hi, keys):
     """For a lone ``.`` after ``buf[lo:hi]``: 0 = a sentence break, 1 = no break, 2 = needs Unicode (flag)."""
     for i in range(lo, hi):
         if buf[i] == 0x2E:  # "." in the word
@@ -119,7 +119,7 @@ def _latin_pass(buf, lo, hi, out, keys):
                 e -= 1
             if e < p_end:
                 if p_end - e == 1 and buf[e] == 0x2E:
-                    verdict = _word_keeps_going(buf, t0, e, keys)
+                    verdict = word_keeps_going(buf, t0, e, keys)
                     if verdict == 2:
                         return w - lo, True
                     brk = verdict == 0

@@ -25,7 +25,8 @@ import numpy as np
 from vecscore import route
 from vecscore.errors import VecscoreError
 
-__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "sentence_layout"]
+__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "split_punct_compiled", "punct_keys",
+           "sentence_layout"]
 
 SENTENCE_SPLITTERS = ("newline", "punct")
 _LATIN_END = re.compile(r"""(\S*?)([.!?]+["'”’)\]]*)[ \t]+(?=\S)""")
@@ -59,13 +60,30 @@ def split_sentences(texts: Sequence[str], splitter: str) -> list[str] | Sequence
     texts = list(texts)
     if route.use_plain(True, lambda: route.text_chars(texts)):
         return [split_punct_plain(t) for t in texts]
-    return _split_compiled(texts)
+    return split_punct_compiled(texts)
 
 
-def _split_compiled(texts: list[str]) -> list[str]:
-    from vecscore.kernels.sentences import abbreviation_keys, split_punct
+def punct_keys() -> np.ndarray:
+    """The abbreviations of the ``punct`` splitter as the kernels take them
+    (:func:`vecscore.kernels.sentences.abbreviation_keys`)."""
+    global _KEYS
+    if _KEYS is None:
+        from vecscore.kernels.sentences import abbreviation_keys
+
+        _KEYS = abbreviation_keys(_ABBREVIATIONS)
+    return _KEYS
+
+
+_KEYS: np.ndarray | None = None
+
+
+def split_punct_compiled(texts: list[str]) -> list[str]:
+    """:func:`split_sentences` with the ``punct`` rule, by the kernel (equal to :func:`split_punct_plain`)."""
+    from vecscore.kernels.sentences import split_punct
     from vecscore.kernels.tokenize import nul_offsets
 
+    if not texts:
+        return []
     joined = "\0".join(texts)
     try:
         buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
@@ -74,7 +92,7 @@ def _split_compiled(texts: list[str]) -> list[str]:
     offsets = nul_offsets(buf, len(texts))
     if len(offsets) != len(texts) + 1:  # a text holds a NUL
         return [split_punct_plain(t) for t in texts]
-    out, flagged = split_punct(buf, offsets, abbreviation_keys(_ABBREVIATIONS))
+    out, flagged = split_punct(buf, offsets, punct_keys())
     split = out.tobytes().decode("utf-8").split("\0")
     for i in np.flatnonzero(flagged).tolist():
         split[i] = split_punct_plain(texts[i])
