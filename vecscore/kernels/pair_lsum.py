@@ -24,9 +24,9 @@ the general route (:mod:`vecscore.kernels.union_lcs`, which allocates the
 table it needs).
 
 Scratch, all sized by the caller from the pair's byte lengths: token byte
-offsets (one per token), sentence bounds (one per token and text), two
-count arrays and one bit-mask word per distinct token, two words per
-reference token plus one mark, and the table.
+offsets (one per token), sentence bounds (one per token and text), a count
+and a bit-mask word per distinct token, two words per reference token plus
+one mark, and the table.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ import numpy as np
 from vecscore._jit import jit
 from vecscore.kernels.sentences import word_keeps_going
 from vecscore.kernels.swar import block_64, ctz, low_bits, popcount, range_bits, text_at
-from vecscore.kernels.union_lcs import add_budget, clear_budget, mark_lcs, marked_hits
+from vecscore.kernels.union_lcs import add_budget, clear_budget, mark_lcs
 
 __all__ = ["text_sentences", "lsum_hits", "table_cells", "TABLE_CELLS"]
 
@@ -201,17 +201,22 @@ def _mark_lcs_rows(ids, r0, r1, n, pm, rows, live, mark, m0):
 
 
 @jit
-def lsum_hits(ids, sent, a0, a1, b0, b1, bud_h, bud_r, pm, rows, live, table, mark):
+def lsum_hits(ids, sent, a0, a1, b0, b1, bud_h, pm, rows, live, table, mark):
     """Union-LCS hits of the hypothesis with sentence bounds ``sent[a0:a1]`` and the reference with
     sentence bounds ``sent[b0:b1]``, or -1.
 
     Sentence bounds index ``ids`` (with bounds ``hs = sent[a0:a1]``, sentence
-    ``g`` is ``ids[hs[g]:hs[g + 1]]``; all nonempty, consecutive).  ``bud_h``,
-    ``bud_r`` (int32) and ``pm`` (uint64), indexed by token id, are zero on
-    entry and on return; ``rows`` and ``live`` hold a reference sentence's
-    length + 1 words, ``mark`` the reference's tokens.  -1 when a
+    ``g`` is ``ids[hs[g]:hs[g + 1]]``; all nonempty, consecutive).  ``bud_h``
+    (int32) and ``pm`` (uint64), indexed by token id, are zero on entry and on
+    return, and so is ``mark`` (one per reference token); ``rows`` and
+    ``live`` hold a reference sentence's length + 1 words.  -1 when a
     hypothesis sentence longer than 64 tokens needs a larger ``table`` than
     the one given (nothing is changed then).
+
+    rouge-score counts a marked token while its count in both texts lasts;
+    the reference's never runs out first (a token is marked at most once per
+    position, so at most its count in the reference), so only the
+    hypothesis's count is kept (:func:`_hypothesis_clipped`).
     """
     if a1 - a0 <= 1 or b1 - b0 <= 1:
         return 0
@@ -229,9 +234,6 @@ def lsum_hits(ids, sent, a0, a1, b0, b1, bud_h, bud_r, pm, rows, live, table, ma
     r0 = sent[b0]
     r1 = sent[b1 - 1]
     add_budget(bud_h, ids, h0, h1, 1)
-    add_budget(bud_r, ids, r0, r1, 1)
-    for j in range(r1 - r0):
-        mark[j] = 0
     one = np.uint64(1)
     # marks over the whole reference: the union over hypothesis sentences is order-free
     for g in range(a0, a1 - 1):
@@ -248,9 +250,24 @@ def lsum_hits(ids, sent, a0, a1, b0, b1, bud_h, bud_r, pm, rows, live, table, ma
             for s in range(b0, b1 - 1):
                 mark_lcs(ids[sent[s]:sent[s + 1]], ids[g0:g0 + n], table, mark[sent[s] - r0:])
     # hits in the reference's order, clipped by the token counts of both texts
-    hits = marked_hits(mark, ids, r0, r1 - r0, bud_h, bud_r)
+    hits = _hypothesis_clipped(mark, ids, r0, r1 - r0, bud_h)
     clear_budget(bud_h, ids, h0, h1)
-    clear_budget(bud_r, ids, r0, r1)
+    return hits
+
+
+@jit(inline=True)
+def _hypothesis_clipped(mark, ids, base, n, bud_h):
+    """:func:`vecscore.kernels.union_lcs.marked_hits` when the reference's budget is its own tokens (it
+    never runs out first): the marked tokens ``ids[base + j]`` counted while ``bud_h`` lasts; the marks
+    are zeroed again."""
+    hits = 0
+    for j in range(n):
+        if mark[j]:
+            mark[j] = 0
+            tok = ids[base + j]
+            if bud_h[tok] > 0:
+                hits += 1
+                bud_h[tok] -= 1
     return hits
 
 

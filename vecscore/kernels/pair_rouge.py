@@ -328,13 +328,14 @@ def _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot):
 
 
 @jit
-def _lsum_init(bud_h, bud_r, pm):
+def _lsum_init(bud_h, mark, pm):
     """The ROUGE-Lsum counts and masks zero (see :func:`_rouge_init`)."""
     for j in range(len(bud_h)):
         bud_h[j] = 0
-        bud_r[j] = 0
     for j in range(len(pm)):
         pm[j] = 0
+    for j in range(len(mark)):
+        mark[j] = 0
 
 
 @jit(parallel=True)
@@ -377,9 +378,8 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
         hcnt2 = b[o32[2]:o32[3]]
         rcnt2 = b[o32[3]:o32[4]]
         bud_h = b[o32[4]:o32[5]]
-        bud_r = b[o32[5]:o32[6]]
-        table = b[o32[6]:o32[7]]
-        mark = b[o32[7]:o32[8]]
+        table = b[o32[5]:o32[6]]
+        mark = b[o32[6]:o32[7]]
         mask1 = c[o64u[0]:o64u[1]]
         words = c[o64u[1]:o64u[2]]
         pm = c[o64u[2]:o64u[3]]
@@ -387,7 +387,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
         if max_order <= 1:
             cur = ids  # order 1 reads the token ids in place
         _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
-        _lsum_init(bud_h, bud_r, pm)
+        _lsum_init(bud_h, mark, pm)
         while True:
             ch = claim(taken, w, workers)
             if ch >= n_chunks:
@@ -447,8 +447,8 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                                             punct[row] != 0, abbrev)
                     soff[n_texts] = ns
                     for t in range(1, n_texts):
-                        lsum[q0 + t - 1] = lsum_hits(ids, sent, soff[0], soff[1], soff[t], soff[t + 1], bud_h, bud_r,
-                                                     pm, rows, live, table, mark)
+                        lsum[q0 + t - 1] = lsum_hits(ids, sent, soff[0], soff[1], soff[t], soff[t + 1], bud_h, pm,
+                                                     rows, live, table, mark)
                 # 3. clipped n-gram hits for the requested orders (the n-gram table holds hypothesis n-grams)
                 gbits = table_bits(toff[1] + 1)
                 pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, 64 - gbits, (1 << gbits) - 1, gkey, gid_of,
@@ -496,7 +496,7 @@ def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs, want_lsum
                    ("sent", T + most_refs + 2 if lsum else zero), ("soff", most_refs + 2 if lsum else zero),
                    ("live", Rb + 1 if lsum else zero)],
         np.int32: [("hcnt", counts), ("rcnt", counts), ("hcnt2", dense2 + zero), ("rcnt2", dense2 + zero),
-                   ("bud_h", Vb if lsum else zero), ("bud_r", Vb if lsum else zero), ("table", cells),
+                   ("bud_h", Vb if lsum else zero), ("table", cells),
                    ("mark", Rb if lsum else zero)],
         np.uint64: [("mask1", lcs_ids), ("lcs_words", words), ("pm", Vb if lsum else zero),
                     ("rows", Rb + 1 if lsum else zero)],
