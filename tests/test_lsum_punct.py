@@ -106,6 +106,22 @@ def test_breaks_by_hand():
     _assert_rouge_score(hyps, refs, stats, ref_ptr)
 
 
+@pytest.mark.parametrize("extra", [
+    [],
+    ["\u0130stanbul. Next \u212a. one"],  # characters that lower to ASCII letters: lowered UTF-8 rows
+    ["caf\u00e9\x00. Au lait. x"],  # a NUL: the splitting kernel cannot take the batch
+])
+def test_non_ascii_rows_split_first(extra):
+    # a non-ASCII word before a lone "." (the kernel leaves those texts to the regular expressions),
+    # curly quotes and Unicode spaces around the ends, CJK ends
+    hyps = ["Caf\u00e9. Next one. D\u00e9j\u00e0 vu!", "\u201cStop.\u201d Then\u00a0left. Now", "好。天安门 Go. Now",
+            "S\u00e3o. Paulo. x"] + extra
+    refs = [["Next one. Caf\u00e9", "vu! D\u00e9j\u00e0"], ["Then left. Stop."], ["Go. 天安门 好"],
+            ["Paulo x. S\u00e3o"]] + [["Next one. \u0130stanbul", "lait. Au caf\u00e9 x"]] * len(extra)
+    stats, ref_ptr = _direct_lsum(hyps, refs)
+    _assert_rouge_score(hyps, refs, stats, ref_ptr)
+
+
 def test_long_lines_on_the_general_route_are_split_too():
     # a hypothesis line of 700 tokens against a long reference line needs a table larger than the kernel's:
     # that row is scored on the general route, on the split texts

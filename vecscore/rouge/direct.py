@@ -42,7 +42,7 @@ from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
 from vecscore.rouge.splitting import split_texts
-from vecscore.text.sentences import punct_keys, split_punct_compiled
+from vecscore.text.sentences import punct_keys, split_punct_compiled, split_punct_plain, split_punct_utf8
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
 __all__ = ["direct_stats", "lowered_utf8"]
@@ -104,15 +104,29 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
 
 def _punct_rows(rows, texts):
     """``(rows, punct)`` for ``sentence_splitter="punct"``: the kernel finds the breaks of the ASCII texts
-    (``punct``, one flag per row) from their bytes, where they lie; every other text is split here
-    (:func:`vecscore.text.sentences.split_punct_compiled`: its rule needs the text's characters, which the
-    kernel's bytes do not keep) and read as :func:`lowered_utf8` of the result."""
+    (``punct``, one flag per row) from their bytes, where they lie; every other text is split here (its
+    rule needs the text's characters, which the kernel's bytes do not keep) and read as the UTF-8 the
+    splitting kernel writes (:func:`vecscore.text.sentences.split_punct_utf8`): rouge-score's tokens are
+    the same in it, since the per-pair kernel folds ``A-Z`` and takes every byte ``>= 0x80`` as a
+    separator, unless a text holds one of the two characters that lower to ASCII letters (``U+0130``,
+    ``U+212A``), when :func:`lowered_utf8` of the split texts is read."""
     n = len(texts)
     punct = np.fromiter((t.isascii() for t in chain(texts.a, texts.b)), np.bool_, n)
     other = np.flatnonzero(~punct)
-    if len(other):
-        split = split_punct_compiled([str(texts[int(i)]) for i in other])
-        rows = rows.patched(other, [lowered_utf8(t) for t in split])
+    if len(other) == 0:
+        return rows, punct
+    todo = [str(texts[int(i)]) for i in other]
+    found = None if any("\u0130" in t or "\u212a" in t for t in todo) else split_punct_utf8(todo)
+    if found is None:
+        return rows.patched(other, [lowered_utf8(t) for t in split_punct_compiled(todo)]), punct
+    out, offsets, flagged = found
+    ends = offsets[1:] - 1
+    ends[-1] += 1  # no NUL after the last text
+    starts = offsets[:-1]
+    rows = rows.pointed(other, out.ctypes.data + starts, ends - starts, out)
+    redo = np.flatnonzero(flagged)
+    if len(redo):
+        rows = rows.patched(other[redo], [lowered_utf8(split_punct_plain(todo[int(i)])) for i in redo])
     return rows, punct
 
 

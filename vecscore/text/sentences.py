@@ -25,8 +25,8 @@ import numpy as np
 from vecscore import route
 from vecscore.errors import VecscoreError
 
-__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "split_punct_compiled", "punct_keys",
-           "sentence_layout"]
+__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "split_punct_compiled", "split_punct_utf8",
+           "punct_keys", "sentence_layout"]
 
 SENTENCE_SPLITTERS = ("newline", "punct")
 _LATIN_END = re.compile(r"""(\S*?)([.!?]+["'”’)\]]*)[ \t]+(?=\S)""")
@@ -79,24 +79,36 @@ _KEYS: np.ndarray | None = None
 
 def split_punct_compiled(texts: list[str]) -> list[str]:
     """:func:`split_sentences` with the ``punct`` rule, by the kernel (equal to :func:`split_punct_plain`)."""
-    from vecscore.kernels.sentences import split_punct
-    from vecscore.kernels.tokenize import nul_offsets
-
-    if not texts:
-        return []
-    joined = "\0".join(texts)
-    try:
-        buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
-    except UnicodeEncodeError:  # a lone surrogate: the plain splitter here, and the scorer names the row
+    found = split_punct_utf8(texts)
+    if found is None:
         return [split_punct_plain(t) for t in texts]
-    offsets = nul_offsets(buf, len(texts))
-    if len(offsets) != len(texts) + 1:  # a text holds a NUL
-        return [split_punct_plain(t) for t in texts]
-    out, flagged = split_punct(buf, offsets, punct_keys())
+    out, offsets, flagged = found
     split = out.tobytes().decode("utf-8").split("\0")
     for i in np.flatnonzero(flagged).tolist():
         split[i] = split_punct_plain(texts[i])
     return split
+
+
+def split_punct_utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The kernel's ``punct`` split of ``texts`` as UTF-8: ``(buf, offsets, flagged)``, split text ``i`` the
+    bytes ``buf[offsets[i]:offsets[i + 1] - 1]`` (a NUL after every text but the last, whose end is
+    ``offsets[-1]``); the ``flagged`` texts are not split right there (their rule needs Unicode
+    lowercasing: :func:`split_punct_plain` them).  ``None`` when a text holds a NUL or a lone
+    surrogate (the kernel cannot take them)."""
+    from vecscore.kernels.sentences import split_punct
+    from vecscore.kernels.tokenize import nul_offsets
+
+    if not texts:
+        return np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(0, np.bool_)
+    try:
+        buf = np.frombuffer("\0".join(texts).encode("utf-8"), np.uint8)
+    except UnicodeEncodeError:  # a lone surrogate: the plain splitter, and the scorer names the row
+        return None
+    offsets = nul_offsets(buf, len(texts))
+    if len(offsets) != len(texts) + 1:  # a text holds a NUL
+        return None
+    out, flagged = split_punct(buf, offsets, punct_keys())
+    return out, nul_offsets(out, len(texts)), flagged
 
 
 def sentence_layout(offsets: np.ndarray, sent_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
