@@ -95,11 +95,14 @@ def split_punct_utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     ``offsets[-1]``); the ``flagged`` texts are not split right there (their rule needs Unicode
     lowercasing: :func:`split_punct_plain` them).  ``None`` when a text holds a NUL or a lone
     surrogate (the kernel cannot take them)."""
-    from vecscore.kernels.sentences import split_punct
-    from vecscore.kernels.tokenize import nul_offsets
-
     if not texts:
         return np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(0, np.bool_)
+    import numba
+
+    from vecscore.kernels.sentences import split_punct
+    from vecscore.kernels.swar import work_counter
+    from vecscore.kernels.tokenize import nul_offsets
+
     try:
         buf = np.frombuffer("\0".join(texts).encode("utf-8"), np.uint8)
     except UnicodeEncodeError:  # a lone surrogate: the plain splitter, and the scorer names the row
@@ -107,7 +110,8 @@ def split_punct_utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     offsets = nul_offsets(buf, len(texts))
     if len(offsets) != len(texts) + 1:  # a text holds a NUL
         return None
-    out, flagged = split_punct(buf, offsets, punct_keys())
+    workers = numba.get_num_threads()
+    out, flagged = split_punct(buf, offsets, punct_keys(), workers, work_counter(workers))
     return out, nul_offsets(out, len(texts)), flagged
 
 
