@@ -9,6 +9,12 @@ separator for the byte tokenizers, so a text's sentences are its tokens
 grouped by the newlines between them: :func:`text_sentences` finds them from
 the tokens' byte offsets and the text's newline bytes (64 at a time), and
 drops the lines without tokens (rouge-score's empty sentences add nothing).
+With ``sentence_splitter="punct"``, an ASCII text's sentences also end where
+that splitter's Latin rule puts a newline (after a word ending in ``[.!?]``
+and closers, before the spaces that follow it; :mod:`vecscore.kernels.sentences`):
+those breaks fall on separator bytes too, so the tokens are the same, and
+:func:`text_sentences` finds them from the ``[.!?]`` bytes of the same blocks
+(no split copy of the text; other texts are split before they reach the kernel).
 
 :func:`lsum_hits` is :func:`vecscore.kernels.union_lcs.union_lcs_hits_pairs`
 on one (hypothesis, reference) pair: for every reference sentence, the union
