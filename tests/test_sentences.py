@@ -20,7 +20,7 @@ WORDS = ["Dr", "dr", "etc", "approx", "Mr", "e.g", "U.S", "I", "a", "word", "Zeb
 
 def _split(texts):
     """The kernel's split (forced: the size-based route would take the plain one for these)."""
-    return sentences._split_compiled(list(texts))
+    return sentences.split_punct_compiled(list(texts))
 
 
 @pytest.mark.parametrize("text,want", [
@@ -52,8 +52,8 @@ def test_large_batch_takes_the_kernel_and_agrees(monkeypatch):
     pieces = np.array(ALPHABET[:-1] + [w + " " for w in WORDS] + [". ", "! ", "。"], dtype=object)
     texts = ["".join(rng.choice(pieces, size=int(rng.integers(0, 60)))) for _ in range(3000)]
     calls = []
-    real = sentences._split_compiled
-    monkeypatch.setattr(sentences, "_split_compiled", lambda t: calls.append(len(t)) or real(t))
+    real = sentences.split_punct_compiled
+    monkeypatch.setattr(sentences, "split_punct_compiled", lambda t: calls.append(len(t)) or real(t))
     monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
     assert sentences.split_sentences(texts, "punct") == [sentences.split_punct_plain(t) for t in texts]
     assert calls == [3000]
@@ -63,3 +63,21 @@ def test_texts_the_kernel_leaves_to_the_plain_splitter():
     # a NUL inside a text, a lone surrogate, a non-ASCII word before a lone "." (Unicode lowercasing)
     for texts in (["a. B\x00c. D", "x"], ["a. B", "\ud800. C"], ["\u212a. Next", "Caf\u00e9. Next", "ok. Go"]):
         assert _split(texts) == [sentences.split_punct_plain(t) for t in texts]
+
+
+def test_chunks_claimed_by_any_number_of_workers_give_the_same_texts():
+    # split_punct's workers claim chunks of 64 texts: every text once, whichever worker takes it
+    from vecscore.kernels.sentences import split_punct
+    from vecscore.kernels.swar import work_counter
+    from vecscore.kernels.tokenize import nul_offsets
+
+    rng = np.random.default_rng(9)
+    pieces = np.array(ALPHABET[:-1] + [w + ". " for w in WORDS] + ["。", "Dr. ", "“Jan. "], dtype=object)
+    texts = ["".join(rng.choice(pieces, size=int(rng.integers(0, 40)))) for _ in range(700)]
+    buf = np.frombuffer("\0".join(texts).encode("utf-8"), np.uint8)
+    offsets = nul_offsets(buf, len(texts))
+    want = [sentences.split_punct_plain(t) for t in texts]
+    for workers in (1, 2, 3, 8):
+        out, flagged = split_punct(buf, offsets, sentences.punct_keys(), workers, work_counter(workers))
+        got = out.tobytes().decode("utf-8").split("\0")
+        assert [g for g, f in zip(got, flagged) if not f] == [w for w, f in zip(want, flagged) if not f]

@@ -163,12 +163,19 @@ def allocate_slabs(layout: dict, workers: int, describe) -> Slabs:
             workers = 1
 
 
+#: the fewest pairs in a chunk of the per-pair kernels (a claim costs one atomic add; every thread is
+#: started and has its scratch set up whatever the chunks, so a batch of a few thousand pairs of
+#: summaries, milliseconds of work, still goes to every thread)
+CHUNK_PAIRS = 256
+
+
 def group_bounds(n_todo: int, workers: int, threads: int) -> np.ndarray:
     """Chunk bounds over the ``n_todo`` pairs of one of :func:`groups`' groups: on every thread,
-    chunks of at least 2048 pairs (at most 256 chunks); on fewer threads (large pairs), a pair each."""
+    chunks of at least :data:`CHUNK_PAIRS` pairs (at most 256 chunks); on fewer threads (large pairs), a
+    pair each."""
     if workers != threads:
         return np.arange(n_todo + 1, dtype=np.int64)
-    n_chunks = max(1, min(256, n_todo // 2048, n_todo))
+    n_chunks = max(1, min(256, n_todo // CHUNK_PAIRS, n_todo))
     return (n_todo * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
 
 

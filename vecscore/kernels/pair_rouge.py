@@ -327,22 +327,25 @@ def _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot):
 
 
 @jit
-def _lsum_init(bud_h, bud_r, pm):
+def _lsum_init(bud_h, mark, pm):
     """The ROUGE-Lsum counts and masks zero (see :func:`_rouge_init`)."""
     for j in range(len(bud_h)):
         bud_h[j] = 0
-        bud_r[j] = 0
     for j in range(len(pm)):
         pm[j] = 0
+    for j in range(len(mark)):
+        mark[j] = 0
 
 
 @jit(parallel=True)
 def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k_sym, todo,
-                    bounds, workers, i64, o64, i32, o32, u64, o64u, u8, lengths, hits, lcs, lsum, caps, again, taken):
+                    bounds, workers, i64, o64, i32, o32, u64, o64u, u8, lengths, hits, lcs, lsum, caps, again, taken,
+                    punct, abbrev):
     """:func:`pair_rouge_stats` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
     ``todo[bounds[c]:bounds[c + 1]]`` one at a time.  Each thread's scratch is carved from its
     row of the slabs ``i64``, ``i32``, ``u64`` and ``u8`` at the offsets ``o64``, ``o32`` and
-    ``o64u`` (:func:`rouge_layout`); nothing is allocated here."""
+    ``o64u`` (:func:`rouge_layout`); nothing is allocated here.  ``punct[row]``: ROUGE-Lsum finds the
+    ``punct`` splitter's sentence ends in that (ASCII) text too (``abbrev``: its abbreviation keys)."""
     n_chunks = len(bounds) - 1
     n_orders = len(orders)
     max_order = orders[n_orders - 1] if n_orders > 0 else 0
@@ -374,9 +377,8 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
         hcnt2 = b[o32[2]:o32[3]]
         rcnt2 = b[o32[3]:o32[4]]
         bud_h = b[o32[4]:o32[5]]
-        bud_r = b[o32[5]:o32[6]]
-        table = b[o32[6]:o32[7]]
-        mark = b[o32[7]:o32[8]]
+        table = b[o32[5]:o32[6]]
+        mark = b[o32[6]:o32[7]]
         mask1 = c[o64u[0]:o64u[1]]
         words = c[o64u[1]:o64u[2]]
         pm = c[o64u[2]:o64u[3]]
@@ -384,7 +386,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
         if max_order <= 1:
             cur = ids  # order 1 reads the token ids in place
         _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
-        _lsum_init(bud_h, bud_r, pm)
+        _lsum_init(bud_h, mark, pm)
         while True:
             ch = claim(taken, w, workers)
             if ch >= n_chunks:
@@ -441,11 +443,12 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                         row = p if t == 0 else n_pairs + q0 + t - 1
                         soff[t] = ns
                         sent[ns] = toff[t]
-                        ns = text_sentences(addrs[row], lens[row], tpos, toff[t], toff[t + 1], sent, ns + 1, pad)
+                        ns = text_sentences(addrs[row], lens[row], tpos, toff[t], toff[t + 1], sent, ns + 1, pad,
+                                            punct[row] != 0, abbrev)
                     soff[n_texts] = ns
                     for t in range(1, n_texts):
-                        lsum[q0 + t - 1] = lsum_hits(ids, sent, soff[0], soff[1], soff[t], soff[t + 1], bud_h, bud_r,
-                                                     pm, rows, live, table, mark)
+                        lsum[q0 + t - 1] = lsum_hits(ids, sent, soff[0], soff[1], soff[t], soff[t + 1], bud_h, pm,
+                                                     rows, live, table, mark)
                 # 3. clipped n-gram hits for the requested orders (the n-gram table holds hypothesis n-grams)
                 gbits = table_bits(toff[1] + 1)
                 pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, 64 - gbits, (1 << gbits) - 1, gkey, gid_of,
@@ -493,7 +496,7 @@ def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs, want_lsum
                    ("sent", T + most_refs + 2 if lsum else zero), ("soff", most_refs + 2 if lsum else zero),
                    ("live", Rb + 1 if lsum else zero)],
         np.int32: [("hcnt", counts), ("rcnt", counts), ("hcnt2", dense2 + zero), ("rcnt2", dense2 + zero),
-                   ("bud_h", Vb if lsum else zero), ("bud_r", Vb if lsum else zero), ("table", cells),
+                   ("bud_h", Vb if lsum else zero), ("table", cells),
                    ("mark", Rb if lsum else zero)],
         np.uint64: [("mask1", lcs_ids), ("lcs_words", words), ("pm", Vb if lsum else zero),
                     ("rows", Rb + 1 if lsum else zero)],
@@ -554,7 +557,7 @@ def rouge_scratch(lens, ref_ptr, k, max_order, want_lcs, want_lsum=False):
 
 
 def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_mask=-1, bytewise=False,
-                     want_lsum=False):
+                     want_lsum=False, punct=None, abbrev=None):
     """Token counts, clipped n-gram hits and LCS lengths of every pair.
 
     ``orders`` (int64, increasing, >= 1) are the ROUGE-N orders to count.
@@ -565,7 +568,9 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     ROUGE-Lsum hits of each reference row (:mod:`vecscore.kernels.pair_lsum`),
     -1 for the rows whose hypothesis has a sentence of more than 64 tokens
     and whose LCS table would exceed :data:`vecscore.kernels.pair_lsum.TABLE_CELLS`
-    (the caller scores those on the general route).
+    (the caller scores those on the general route).  ``punct`` (bool per text, optional): ROUGE-Lsum's
+    sentences of those texts, which must be ASCII, are the ``punct`` splitter's, ``abbrev`` its
+    abbreviation keys (:func:`vecscore.kernels.pair_lsum.text_sentences`).
     ``key_mask``: see :func:`_tokenize_intern` (tests only).  rouge-score's
     table and fold take the block tokenizer (:func:`_tokenize_intern_alnum`)
     unless ``bytewise`` (tests compare both).
@@ -596,8 +601,10 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     cls, block, k = token_classes(table, fold)
     block = block and not bytewise
     threads = numba.get_num_threads()
+    punct = np.zeros(len(lens), np.uint8) if punct is None else np.ascontiguousarray(punct, np.uint8)
+    abbrev = np.zeros(0, np.int64) if abbrev is None else np.ascontiguousarray(abbrev, np.int64)
     run = (addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, np.int64(key_mask), block, k, lengths, hits,
-           lcs, lsum)
+           lcs, lsum, punct, abbrev)
     kinds = (orders, want_lcs, want_lsum)
     # the usual batch: no large pair, and scratch for the bounds of the largest fits every thread
     nr = np.diff(ref_ptr)
@@ -644,7 +651,8 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
 def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     """Run :func:`_pair_rouge_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``,
     whose steps 2 and 3 hold ``caps`` (tokens, hypothesis tokens + 1, distinct tokens)."""
-    addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, lengths, hits, lcs, lsum = run
+    addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, lengths, hits, lcs, lsum, punct, \
+        abbrev = run
     max_order = int(orders[-1]) if len(orders) else 0
     unused = np.int64(1) << 62  # caps of scratch the metrics asked for do not use
     caps = np.array([caps[0] if max_order >= 2 else unused,  # rougeN for N >= 2: n-gram ids per token
@@ -656,7 +664,7 @@ def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     o = slabs.offsets
     _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, todo, bounds,
                     slabs.workers, a[np.int64], o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64],
-                    a[np.uint8], lengths, hits, lcs, lsum, caps, again, work_counter(slabs.workers))
+                    a[np.uint8], lengths, hits, lcs, lsum, caps, again, work_counter(slabs.workers), punct, abbrev)
 
 
 def _rouge_message(lens, ref_ptr, what, todo, nbytes):

@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.swar import claim
 from vecscore.kernels.tokenize import decode_utf8, is_python_whitespace
 
-__all__ = ["abbreviation_keys", "split_punct"]
+__all__ = ["abbreviation_keys", "split_punct", "word_keeps_going"]
 
 
 def abbreviation_keys(words) -> np.ndarray:
@@ -37,7 +38,7 @@ def abbreviation_keys(words) -> np.ndarray:
 
 
 @jit
-def _word_keeps_going(buf, lo, hi, keys):
+def word_keeps_going(buf, lo, hi, keys):
     """For a lone ``.`` after ``buf[lo:hi]``: 0 = a sentence break, 1 = no break, 2 = needs Unicode (flag)."""
     for i in range(lo, hi):
         if buf[i] == 0x2E:  # "." in the word
@@ -119,7 +120,7 @@ def _latin_pass(buf, lo, hi, out, keys):
                 e -= 1
             if e < p_end:
                 if p_end - e == 1 and buf[e] == 0x2E:
-                    verdict = _word_keeps_going(buf, t0, e, keys)
+                    verdict = word_keeps_going(buf, t0, e, keys)
                     if verdict == 2:
                         return w - lo, True
                     brk = verdict == 0
@@ -186,12 +187,33 @@ def _cjk_pass(src, lo, end, out, start):
     return w - start
 
 
+#: texts per claimed chunk of :func:`split_punct`
+_CHUNK = 64
+
+
+@jit
+def _split_chunk(buf, offsets, keys, tmp, wide, caps, lengths, flagged, lo, hi):
+    """Split texts ``lo..hi-1`` of :func:`split_punct` (pass 1 into ``tmp``, pass 2 into ``wide``)."""
+    n = len(offsets) - 1
+    for r in range(lo, hi):
+        a = offsets[r]
+        b = offsets[r + 1] - 1 if r + 1 < n else offsets[r + 1]  # without the NUL
+        length, flag = _latin_pass(buf, a, b, tmp, keys)
+        if flag:
+            flagged[r] = True
+            continue
+        lengths[r] = _cjk_pass(tmp, a, a + length, wide, caps[r])
+
+
 @jit(parallel=True)
-def split_punct(buf, offsets, keys):
+def split_punct(buf, offsets, keys, workers, taken):
     """Split every text of ``buf`` (texts at ``offsets``, NULs between them).
 
     Returns ``(joined, flagged)``: the split texts as one UTF-8 buffer with NUL
     between texts, and a flag per text that the plain splitter must redo.
+    ``workers`` threads claim chunks of :data:`_CHUNK` texts as they become free
+    (:func:`vecscore.kernels.swar.claim` on ``taken``, :func:`vecscore.kernels.swar.work_counter`),
+    so a thread slowed down by another process takes fewer.
     """
     n = len(offsets) - 1
     tmp = np.empty(len(buf), np.uint8)
@@ -203,14 +225,14 @@ def split_punct(buf, offsets, keys):
     wide = np.empty(caps[n], np.uint8)
     lengths = np.zeros(n, np.int64)
     flagged = np.zeros(n, np.bool_)
-    for r in prange(n):
-        lo = offsets[r]
-        hi = offsets[r + 1] - 1 if r + 1 < n else offsets[r + 1]  # without the NUL
-        length, flag = _latin_pass(buf, lo, hi, tmp, keys)
-        if flag:
-            flagged[r] = True
-            continue
-        lengths[r] = _cjk_pass(tmp, lo, lo + length, wide, caps[r])
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    for w in prange(workers):
+        while True:
+            ch = claim(taken, w, workers)
+            if ch >= n_chunks:
+                break
+            _split_chunk(buf, offsets, keys, tmp, wide, caps, lengths, flagged, ch * _CHUNK,
+                         min(n, (ch + 1) * _CHUNK))
     starts = np.empty(n + 1, np.int64)
     starts[0] = 0
     for r in range(n):

@@ -25,7 +25,7 @@ from vecscore.rouge.multiref import check_multi_ref, combine
 from vecscore.rouge.plain import plain_stats, warm_key
 from vecscore.rouge.results import RougeResult
 from vecscore.route import note_compiled
-from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
+from vecscore.text.sentences import SENTENCE_SPLITTERS
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.stopwords import stopword_set, stopwords_label
 from vecscore.text.tokenizers import resolve_tokenizer
@@ -178,10 +178,10 @@ def rouge(
     kinds = {k for k, _ in parsed}
     need_sentences = "Lsum" in kinds or ("W" in kinds and wlcs == "rouge155")
     if need_sentences:
-        hyps, refs = _split_for_sentences(hyps, refs, sentence_splitter, refs_layout, warn_no_lines="Lsum" in kinds)
+        _check_splitter(hyps, refs, sentence_splitter, warn_no_lines="Lsum" in kinds)
     transform = make_transform(tokenizer, stemmer, stopwords)
     options = dict(tokenizer=tokenizer, lowercase=lowercase, transform=transform, refs_layout=refs_layout,
-                   sentences=need_sentences, wlcs=wlcs)
+                   sentences=need_sentences, wlcs=wlcs, splitter=sentence_splitter if need_sentences else "newline")
     with rows_named(hyps, refs, refs_layout):
         found = plain_stats(hyps, refs, parsed, **options)
         if found is None:
@@ -203,37 +203,18 @@ def rouge(
     return RougeResult(scores, stats, sig)
 
 
-def _split_for_sentences(hyps, refs, splitter, refs_layout, warn_no_lines):
-    """Apply the sentence splitter; warn when rougeLsum would equal rougeL."""
+def _check_splitter(hyps, refs, splitter, warn_no_lines):
+    """Check the sentence splitter (the routes apply it); warn when rougeLsum would equal rougeL."""
     if splitter not in SENTENCE_SPLITTERS:
         raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
-    if len(hyps) == 0 or not isinstance(hyps[0], str):
-        return hyps, refs
-    if splitter != "newline":
-        texts: list[str] = []
-        _map_ref_texts(refs, texts.append)
-        split_refs = iter(split_sentences(texts, splitter))
-        refs = _map_ref_texts(refs, lambda t: next(split_refs))
-        hyps = split_sentences(hyps, splitter) if all(isinstance(h, str) for h in hyps) else hyps
-        return hyps, refs
+    if splitter != "newline" or len(hyps) == 0 or not isinstance(hyps[0], str):
+        return
     if warn_no_lines and not any("\n" in h for h in hyps if isinstance(h, str)) and not _any_ref_newline(refs):
         warn(
             "rougeLsum was asked for but no hypothesis or reference contains a newline, so rougeLsum equals rougeL "
             "here: put one sentence per line, or pass sentence_splitter='punct'",
             VecscoreWarning,
         )
-    return hyps, refs
-
-
-def _map_ref_texts(refs, fn):
-    def one(r):
-        if isinstance(r, str):
-            return fn(r)
-        if isinstance(r, (list, tuple)):
-            return [one(x) for x in r]
-        return r
-
-    return [one(r) for r in refs]
 
 
 def _any_ref_newline(refs) -> bool:

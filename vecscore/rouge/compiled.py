@@ -17,16 +17,21 @@ from vecscore.kernels.lcs import lcs_length_pairs
 from vecscore.kernels.union_lcs import union_lcs_hits_pairs
 from vecscore.kernels.wlcs import wlcs_lin_pairs, wlcs_perl_pairs
 from vecscore.rouge.direct import direct_stats
+from vecscore.rouge.splitting import split_texts
 
 __all__ = ["compiled_stats", "metric_stats", "rouge_n_stats"]
 
 
-def compiled_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs):
-    """``(per_metric, ref_ptr)``: per metric ``(hits, hyp_count, ref_count, exponent)`` (see :func:`metric_stats`)."""
-    found = direct_stats(hyps, refs, parsed, tokenizer=tokenizer, transform=transform, refs_layout=refs_layout)
+def compiled_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs,
+                   splitter="newline"):
+    """``(per_metric, ref_ptr)``: per metric ``(hits, hyp_count, ref_count, exponent)`` (see :func:`metric_stats`);
+    ``splitter``: the sentence splitter to apply first."""
+    found = direct_stats(hyps, refs, parsed, tokenizer=tokenizer, transform=transform, refs_layout=refs_layout,
+                         splitter=splitter)
     if found is not None:
         direct, ref_ptr = found
         return [(*st, None) for st in direct], ref_ptr
+    hyps, refs = split_texts(hyps, refs, splitter)
     batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform,
                         refs_layout=refs_layout, sentences=sentences)
     return [metric_stats(batch, kind, param, wlcs) for kind, param in parsed], batch.ref_ptr

@@ -24,8 +24,13 @@ it needs.  The rare (hypothesis, reference) rows whose rougeLsum needs an LCS
 table larger than the kernel keeps (a hypothesis line of more than 64 tokens
 against long reference lines, see :mod:`vecscore.kernels.pair_lsum`) get their
 rougeLsum from the general route's kernel (:mod:`vecscore.kernels.union_lcs`).
+With ``sentence_splitter="punct"``, the kernel finds the splitter's sentence
+ends in ASCII texts itself, from their bytes (no split copies of them); the
+other texts are split first (:func:`_punct_rows`).
 """
 from __future__ import annotations
+
+from itertools import chain
 
 import numpy as np
 
@@ -36,6 +41,8 @@ from vecscore.inputs import check_unicode, input_kind
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
+from vecscore.rouge.splitting import split_texts
+from vecscore.text.sentences import punct_keys, split_punct_compiled, split_punct_plain, split_punct_utf8
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
 __all__ = ["direct_stats", "lowered_utf8"]
@@ -55,7 +62,7 @@ def _applies(hyps, parsed, tokenizer, transform) -> bool:
 
 
 def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None, refs_layout: str = "per-example",
-                 warn_empty: bool = True):
+                 warn_empty: bool = True, splitter: str = "newline"):
     """Per metric ``(hits, hyp_count, ref_count)`` and the reference pointer, or ``None``.
 
     ``None`` means this route does not apply to the call (the protocol of every
@@ -63,7 +70,8 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     vocabulary transform, or metrics other than rougeN, rougeL and rougeLsum.
     ``parsed`` holds ``("n", N)``, ``("L", 0)`` and ``("Lsum", 0)`` entries (see
     :func:`vecscore.rouge.parse_metric`).  ``hits`` and ``ref_count`` have one
-    entry per reference row, ``hyp_count`` one per pair.
+    entry per reference row, ``hyp_count`` one per pair.  ``splitter``: rougeLsum's sentence splitter
+    (``punct``: :func:`_punct_rows`).
     """
     if not _applies(hyps, parsed, tokenizer, transform):
         return None
@@ -73,10 +81,14 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)
     want_lsum = any(kind == "Lsum" for kind, _ in parsed)
+    punct = abbrev = None
+    if want_lsum and splitter == "punct":
+        rows, punct = _punct_rows(rows, texts)
+        abbrev = punct_keys()
     found = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, orders, want_lcs,
-                             want_lsum=want_lsum)
+                             want_lsum=want_lsum, punct=punct, abbrev=abbrev)
     lengths, hits, lcs = found[:3]
-    lsum = _lsum_fallback(found[3], texts, ref_ptr) if want_lsum else None
+    lsum = _lsum_fallback(found[3], texts, ref_ptr, splitter) if want_lsum else None
     if warn_empty:  # attributed to the caller of rouge() (this, rouge, its workers= wrapper)
         warn_empty_rows(texts, lengths)
     hyp_len, ref_len = lengths[:n], lengths[n:]
@@ -90,8 +102,37 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     return out, ref_ptr
 
 
-def _lsum_fallback(lsum, texts, ref_ptr):
-    """``lsum`` with its -1 rows (tables too large for the per-pair kernel) scored by the general route."""
+def _punct_rows(rows, texts):
+    """``(rows, punct)`` for ``sentence_splitter="punct"``: the kernel finds the breaks of the ASCII texts
+    (``punct``, one flag per row) from their bytes, where they lie; every other text is split here (its
+    rule needs the text's characters, which the kernel's bytes do not keep) and read as the UTF-8 the
+    splitting kernel writes (:func:`vecscore.text.sentences.split_punct_utf8`): rouge-score's tokens are
+    the same in it, since the per-pair kernel folds ``A-Z`` and takes every byte ``>= 0x80`` as a
+    separator, unless a text holds one of the two characters that lower to ASCII letters (``U+0130``,
+    ``U+212A``), when :func:`lowered_utf8` of the split texts is read."""
+    n = len(texts)
+    punct = np.fromiter((t.isascii() for t in chain(texts.a, texts.b)), np.bool_, n)
+    other = np.flatnonzero(~punct)
+    if len(other) == 0:
+        return rows, punct
+    todo = [str(texts[int(i)]) for i in other]
+    found = None if any("\u0130" in t or "\u212a" in t for t in todo) else split_punct_utf8(todo)
+    if found is None:
+        return rows.patched(other, [lowered_utf8(t) for t in split_punct_compiled(todo)]), punct
+    out, offsets, flagged = found
+    ends = offsets[1:] - 1
+    ends[-1] += 1  # no NUL after the last text
+    starts = offsets[:-1]
+    rows = rows.pointed(other, out.ctypes.data + starts, ends - starts, out)
+    redo = np.flatnonzero(flagged)
+    if len(redo):
+        rows = rows.patched(other[redo], [lowered_utf8(split_punct_plain(todo[int(i)])) for i in redo])
+    return rows, punct
+
+
+def _lsum_fallback(lsum, texts, ref_ptr, splitter="newline"):
+    """``lsum`` with its -1 rows (tables too large for the per-pair kernel) scored by the general route,
+    on the texts split by ``splitter``."""
     todo = np.flatnonzero(lsum < 0)
     if todo.size == 0:
         return lsum
@@ -100,8 +141,9 @@ def _lsum_fallback(lsum, texts, ref_ptr):
 
     n = len(ref_ptr) - 1
     owner = np.repeat(np.arange(n), np.diff(ref_ptr))[todo]
-    batch = build_batch([texts[int(p)] for p in owner], [texts[n + int(q)] for q in todo], sentences=True,
-                        warn_empty=False)
+    hyps, refs = split_texts([str(texts[int(p)]) for p in owner], [str(texts[n + int(q)]) for q in todo], splitter,
+                             split_punct_compiled)
+    batch = build_batch(hyps, refs, sentences=True, warn_empty=False)
     t = batch.texts
     so, ts = batch.sentences
     lsum[todo] = union_lcs_hits_pairs(t.ids, so, ts, t.ids, so, ts, batch.owner, batch.ref_rows,

@@ -24,6 +24,7 @@ import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
 from vecscore.inputs import batch_rows, check_unicode, plain_str, warn_empty_rows
+from vecscore.rouge.splitting import split_texts
 from vecscore.route import COST, text_chars, use_plain
 from vecscore.text.tokenizers import plain_tokenizer
 
@@ -89,12 +90,13 @@ def warm_key(parsed, tokenizer) -> frozenset:
     return frozenset(("rouge", k, tok) for k, _ in parsed)
 
 
-def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs):
+def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs,
+                splitter="newline"):
     """``(per_metric, ref_ptr)`` as :func:`vecscore.rouge.compiled.compiled_stats`, or ``None``.
 
     ``None`` means "take the compiled route": the options are not implemented
     here, or the batch is above the size where this route wins
-    (:func:`vecscore.route.use_plain`).
+    (:func:`vecscore.route.use_plain`).  ``splitter``: the sentence splitter to apply first.
     """
     if not plain_supports(parsed, tokenizer):
         return None
@@ -103,6 +105,7 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     # the hypotheses alone decide a large batch
     if not use_plain(True, lambda: text_chars(hyps), cost, warm, final=False):
         return None
+    hyps, refs = split_texts(hyps, refs, splitter)
     kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")

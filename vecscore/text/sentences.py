@@ -25,7 +25,8 @@ import numpy as np
 from vecscore import route
 from vecscore.errors import VecscoreError
 
-__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "sentence_layout"]
+__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "split_punct_compiled", "split_punct_utf8",
+           "punct_keys", "sentence_layout"]
 
 SENTENCE_SPLITTERS = ("newline", "punct")
 _LATIN_END = re.compile(r"""(\S*?)([.!?]+["'”’)\]]*)[ \t]+(?=\S)""")
@@ -59,26 +60,59 @@ def split_sentences(texts: Sequence[str], splitter: str) -> list[str] | Sequence
     texts = list(texts)
     if route.use_plain(True, lambda: route.text_chars(texts)):
         return [split_punct_plain(t) for t in texts]
-    return _split_compiled(texts)
+    return split_punct_compiled(texts)
 
 
-def _split_compiled(texts: list[str]) -> list[str]:
-    from vecscore.kernels.sentences import abbreviation_keys, split_punct
-    from vecscore.kernels.tokenize import nul_offsets
+def punct_keys() -> np.ndarray:
+    """The abbreviations of the ``punct`` splitter as the kernels take them
+    (:func:`vecscore.kernels.sentences.abbreviation_keys`)."""
+    global _KEYS
+    if _KEYS is None:
+        from vecscore.kernels.sentences import abbreviation_keys
 
-    joined = "\0".join(texts)
-    try:
-        buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
-    except UnicodeEncodeError:  # a lone surrogate: the plain splitter here, and the scorer names the row
+        _KEYS = abbreviation_keys(_ABBREVIATIONS)
+    return _KEYS
+
+
+_KEYS: np.ndarray | None = None
+
+
+def split_punct_compiled(texts: list[str]) -> list[str]:
+    """:func:`split_sentences` with the ``punct`` rule, by the kernel (equal to :func:`split_punct_plain`)."""
+    found = split_punct_utf8(texts)
+    if found is None:
         return [split_punct_plain(t) for t in texts]
-    offsets = nul_offsets(buf, len(texts))
-    if len(offsets) != len(texts) + 1:  # a text holds a NUL
-        return [split_punct_plain(t) for t in texts]
-    out, flagged = split_punct(buf, offsets, abbreviation_keys(_ABBREVIATIONS))
+    out, offsets, flagged = found
     split = out.tobytes().decode("utf-8").split("\0")
     for i in np.flatnonzero(flagged).tolist():
         split[i] = split_punct_plain(texts[i])
     return split
+
+
+def split_punct_utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The kernel's ``punct`` split of ``texts`` as UTF-8: ``(buf, offsets, flagged)``, split text ``i`` the
+    bytes ``buf[offsets[i]:offsets[i + 1] - 1]`` (a NUL after every text but the last, whose end is
+    ``offsets[-1]``); the ``flagged`` texts are not split right there (their rule needs Unicode
+    lowercasing: :func:`split_punct_plain` them).  ``None`` when a text holds a NUL or a lone
+    surrogate (the kernel cannot take them)."""
+    if not texts:
+        return np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(0, np.bool_)
+    import numba
+
+    from vecscore.kernels.sentences import split_punct
+    from vecscore.kernels.swar import work_counter
+    from vecscore.kernels.tokenize import nul_offsets
+
+    try:
+        buf = np.frombuffer("\0".join(texts).encode("utf-8"), np.uint8)
+    except UnicodeEncodeError:  # a lone surrogate: the plain splitter, and the scorer names the row
+        return None
+    offsets = nul_offsets(buf, len(texts))
+    if len(offsets) != len(texts) + 1:  # a text holds a NUL
+        return None
+    workers = numba.get_num_threads()
+    out, flagged = split_punct(buf, offsets, punct_keys(), workers, work_counter(workers))
+    return out, nul_offsets(out, len(texts)), flagged
 
 
 def sentence_layout(offsets: np.ndarray, sent_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
