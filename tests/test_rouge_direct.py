@@ -422,3 +422,37 @@ def test_rouge_l_with_common_prefixes_and_suffixes_equals_rouge_score(monkeypatc
     for i, (h, rs) in enumerate(zip(hyps, refs)):
         want = scorer.score_multi(rs, h)["rougeL"]
         assert (got.precision[i], got.recall[i], got.fmeasure[i]) == pytest.approx(tuple(want), abs=1e-15), i
+
+
+def test_chunks_split_by_text_as_well_as_by_pairs():
+    """A few long pairs are as many chunks (both threads work), short pairs CHUNK_PAIRS to a chunk; every pair is in
+    exactly one chunk, in order."""
+    from vecscore.memory import CHUNK_PAIRS, group_bounds
+
+    rng = np.random.default_rng(0)
+    for weights in (np.full(100, 70_000), rng.integers(1, 5_000, 3_000), np.array([10, 10**6, 5]), np.full(600, 100),
+                    np.full(1, 3)):
+        b = group_bounds(len(weights), 2, 2, weights)
+        assert b[0] == 0 and b[-1] == len(weights) and (np.diff(b) > 0).all() and len(b) <= 257
+    assert len(group_bounds(100, 2, 2, np.full(100, 70_000))) == 101
+    assert len(group_bounds(600, 2, 2, np.full(600, 100))) == 600 // CHUNK_PAIRS + 1
+
+
+def test_long_pairs_one_to_a_chunk_equal_rouge_score(monkeypatch):
+    """Every pair its own chunk (a long pair's text is over CHUNK_BYTES): rouge-score's numbers, on both threads."""
+    from rouge_score import rouge_scorer
+
+    from vecscore import memory
+
+    monkeypatch.setattr(memory, "CHUNK_BYTES", 1)
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    rng = np.random.default_rng(4)
+    words = np.array([f"w{i}" for i in range(60)])
+    hyps = [" ".join(words[rng.integers(0, 60, rng.integers(200, 400))]) for _ in range(6)]
+    refs = [" ".join(words[rng.integers(0, 60, rng.integers(200, 400))]) for _ in range(6)]
+    got = vecscore.rouge(hyps, refs, metrics=["rouge2", "rougeL"])
+    scorer = rouge_scorer.RougeScorer(["rouge2", "rougeL"])
+    for i, (h, r) in enumerate(zip(hyps, refs)):
+        exp = scorer.score(r, h)
+        for m in ("rouge2", "rougeL"):
+            assert (got[m].precision[i], got[m].recall[i], got[m].fmeasure[i]) == tuple(exp[m]), (m, i)

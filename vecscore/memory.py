@@ -168,23 +168,40 @@ def allocate_slabs(layout: dict, workers: int, describe) -> Slabs:
 #: summaries, milliseconds of work, still goes to every thread)
 CHUNK_PAIRS = 256
 
+#: the text in a chunk at which it needs no more pairs: a hundred pairs of 5,000-token texts are
+#: a hundred chunks, not one chunk on one thread
+CHUNK_BYTES = 1 << 16
 
-def group_bounds(n_todo: int, workers: int, threads: int) -> np.ndarray:
+
+def group_bounds(n_todo: int, workers: int, threads: int, weights=None) -> np.ndarray:
     """Chunk bounds over the ``n_todo`` pairs of one of :func:`groups`' groups: on every thread,
-    chunks of at least :data:`CHUNK_PAIRS` pairs (at most 256 chunks); on fewer threads (large pairs), a
-    pair each."""
+    chunks of :data:`CHUNK_PAIRS` pairs or of :data:`CHUNK_BYTES` bytes of text (``weights``: the
+    text of each of those pairs, :func:`pair_bytes`), whichever makes more chunks (at most 256), with
+    about the same text in each; on fewer threads (large pairs), a pair each."""
     if workers != threads:
         return np.arange(n_todo + 1, dtype=np.int64)
     n_chunks = max(1, min(256, n_todo // CHUNK_PAIRS, n_todo))
-    return (n_todo * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
+    if weights is None or n_todo == 0:
+        return (n_todo * np.arange(n_chunks + 1, dtype=np.int64)) // n_chunks
+    cum = np.cumsum(weights, dtype=np.int64)
+    total = int(cum[-1])
+    n_chunks = max(n_chunks, min(256, n_todo, total // CHUNK_BYTES))
+    cuts = np.searchsorted(cum, (total * np.arange(1, n_chunks, dtype=np.int64)) // n_chunks, side="right")
+    return np.unique(np.concatenate([[0], cuts, [n_todo]]).astype(np.int64))
+
+
+def pair_bytes(lens, ref_ptr) -> np.ndarray:
+    """The text of each pair (its hypothesis and its references), from the lengths ``lens`` of the
+    hypotheses and then the references."""
+    n_pairs = len(ref_ptr) - 1
+    return lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
 
 
 def largest_pair_message(what: str, kinds: str, lens, ref_ptr, todo, nbytes: int) -> str:
     """:func:`pair_message` for the largest pair of ``todo`` (all pairs if ``None``) of the texts
     ``lens``/``ref_ptr`` (hypotheses first, as the per-pair kernels take them); ``kinds`` (may be
     empty) names the statistics asked for."""
-    n_pairs = len(ref_ptr) - 1
-    pair_b = lens[:n_pairs] + segment_sums(lens[n_pairs:], ref_ptr)
+    pair_b = pair_bytes(lens, ref_ptr)
     p = int(np.argmax(pair_b)) if todo is None else int(todo[np.argmax(pair_b[todo])])
     text = int(pair_b[p])
     per_byte = f"{nbytes / max(text, 1):.0f} bytes per byte of its text"

@@ -82,6 +82,7 @@ from vecscore.memory import (
     group_bounds,
     groups,
     largest_pair_message,
+    pair_bytes,
     py_func_of,
     segment_sums,
     table_slots,
@@ -387,7 +388,7 @@ def _reference_keys_run(addrs, lens, mode, key_mask, fill, counts, starts, ends,
 def _bleu_group(run, todo, workers, threads, layout, again, describe):
     """Run :func:`_pair_bleu_run` on the pairs ``todo`` with ``workers`` threads' slabs of ``layout``."""
     addrs, lens, ref_ptr, mode, max_order, key_mask, lengths, correct, cached = run
-    bounds = group_bounds(len(todo), workers, threads)
+    bounds = group_bounds(len(todo), workers, threads, pair_bytes(lens, ref_ptr)[todo])
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets

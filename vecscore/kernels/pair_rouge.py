@@ -87,6 +87,7 @@ from vecscore.memory import (
     group_bounds,
     groups,
     largest_pair_message,
+    pair_bytes,
     py_func_of,
     segment_sums,
     table_slots,
@@ -658,7 +659,7 @@ def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     caps = np.array([caps[0] if max_order >= 2 else unused,  # rougeN for N >= 2: n-gram ids per token
                      caps[1] if max_order >= 2 or want_lcs else unused,  # n-gram table, LCS
                      caps[2] if max_order >= 1 or want_lcs or want_lsum else unused], np.int64)  # per distinct token
-    bounds = group_bounds(len(todo), workers, threads)
+    bounds = group_bounds(len(todo), workers, threads, pair_bytes(lens, ref_ptr)[todo])
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
