@@ -36,19 +36,23 @@ def _tokens(text: str, tok: str) -> list[str]:
     return _PREPROCESS[tok](text).split()
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
-@given(st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=4)), min_size=1, max_size=6),
-       st.sampled_from(["13a", "none", "char"]), st.integers(1, 5), st.booleans())
-def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, collide):
+def _case(pairs, tok, order, collide):
+    """``(hyps, refs, corpus_stats of sacreBLEU's tokens, rows, ref_ptr, mode, key mask)`` for the kernel tests."""
     hyps = [h for h, _ in pairs]
     refs = [rs for _, rs in pairs]
-    sys_len, ref_len, correct, total = corpus_stats(
-        [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
-    )
+    stats = corpus_stats([_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order)
     rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
     mode = {"13a": 0, "none": 1, "char": 2}[tok]
     # key mask: bit 63 and two low bits, so every long token's key is one of four values
     mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    return hyps, refs, stats, rows, ref_ptr, mode, mask
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_text, st.lists(_text, min_size=1, max_size=4)), min_size=1, max_size=6),
+       st.sampled_from(["13a", "none", "char"]), st.integers(1, 5), st.booleans())
+def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, collide):
+    hyps, refs, (sys_len, ref_len, correct, total), rows, ref_ptr, mode, mask = _case(pairs, tok, order, collide)
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, mode, order, mask)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist()
     assert np.array_equal(got, correct.T)
@@ -185,14 +189,7 @@ def test_cached_reference_keys_equal_tokenizing_them_again(pairs, tok, order, co
     after call (rewritten references, hashed long words with forced collisions, several references per pair)."""
     from vecscore.kernels.pair_bleu import reference_keys
 
-    hyps = [h for h, _ in pairs]
-    refs = [rs for _, rs in pairs]
-    sys_len, ref_len, correct, _ = corpus_stats(
-        [_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order
-    )
-    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
-    mode = {"13a": 0, "none": 1, "char": 2}[tok]
-    mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
+    hyps, refs, (sys_len, ref_len, correct, _), rows, ref_ptr, mode, mask = _case(pairs, tok, order, collide)
     n = len(hyps)
     keys = reference_keys(rows.addrs[n:], rows.lens[n:], mode, mask)
     assert keys is not None
