@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import types
 
 from vecscore import cache_dir
 
@@ -28,7 +29,8 @@ from vecscore import cache_dir
 # runtime starts; a value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-__all__ = ["jit", "prange", "activate", "is_active", "loaded_or_plain", "Kernel", "kernels"]
+__all__ = ["jit", "prange", "activate", "is_active", "loaded_or_plain", "Kernel", "kernels", "serial_twin",
+           "SERIAL_MAX"]
 
 
 def _range(*args):
@@ -104,6 +106,23 @@ def jit(fn=None, *, parallel: bool = False, inline: bool = False):
             return k
 
     return wrap if fn is None else wrap(fn)
+
+
+#: the most items a call of a parallel kernel's :func:`serial_twin` takes instead: waking the threads
+#: costs about 0.1 ms a call (they wait passively), more than a few thousand cheap items take on one
+SERIAL_MAX = 4096
+
+
+def serial_twin(kernel):
+    """The same kernel compiled for one thread (its ``prange`` runs as ``range``), for calls too small to
+    pay for waking the threads.  Its own name (``<name>_serial``) keeps it apart in numba's cache."""
+    fn = getattr(kernel, "py_func", kernel)  # a Kernel, a dispatcher, or (numba disabled) the function
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__,
+                              fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + "_serial"
+    twin.__module__ = fn.__module__
+    twin.__doc__ = f"{fn.__qualname__} on one thread ({__name__}.serial_twin)."
+    return jit(twin)
 
 
 def is_active() -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vecscore._jit import jit, prange
+from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats, check_brevity_penalty
 from vecscore.engine.batch import PairBatch
 from vecscore.engine.counts import ngram_counts
@@ -50,6 +50,8 @@ def _lengths_kernel(hyp_len, ref_lens, ref_ptr, shortest, max_order):
             total[p, k] = max(hyp_len[p] - k, 0)
     return ref_len, total
 
+
+_lengths_serial = serial_twin(_lengths_kernel)
 
 _FULL_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -91,8 +93,9 @@ def check_stats_args(ref_ptr, max_order, brevity_penalty) -> None:
 def stats_from_counts(hyp_len, ref_lens, ref_ptr, correct, brevity_penalty) -> BleuStats:
     """:class:`BleuStats` from token counts and clipped matches (``correct``: pairs x orders)."""
     hyp_len = np.asarray(hyp_len, np.int64)
-    ref_len, total = _lengths_kernel(hyp_len, np.asarray(ref_lens, np.int64), np.asarray(ref_ptr, np.int64),
-                                     brevity_penalty == "shortest", correct.shape[1])
+    kernel = _lengths_kernel if len(hyp_len) > SERIAL_MAX else _lengths_serial
+    ref_len, total = kernel(hyp_len, np.asarray(ref_lens, np.int64), np.asarray(ref_ptr, np.int64),
+                            brevity_penalty == "shortest", correct.shape[1])
     return BleuStats(hyp_len, ref_len, correct, total, np.diff(ref_ptr).astype(np.int64))
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vecscore._jit import jit, prange
+from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore._version import __version__
 from vecscore.errors import UndefinedMetricWarning, VecscoreError, warn
 
@@ -231,6 +231,9 @@ def _sacre_kernel(sys_len, ref_len, correct, total, method, value, effective_ord
     return score, prec, bp
 
 
+_sacre_serial = serial_twin(_sacre_kernel)
+
+
 @dataclass(frozen=True)
 class Kernels:
     """The loops that the formulas call; every set computes the same numbers bit for bit.
@@ -302,8 +305,9 @@ def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value,
         raise VecscoreError(f"max_ngram_order must be >= 1, got {max_ngram_order}")
     _as_stats(sys_len, ref_len, correct, total, order)
     correct, total = correct[:order], total[:order]
-    score, prec, bp = kernels.sacre(sys_len, ref_len, correct, total, _SMOOTH_CODES[smooth_method],
-                                    float(value or 0.0), bool(effective_order), _NEUMAIER)
+    sacre = _sacre_serial if kernels is COMPILED and correct.shape[1] <= SERIAL_MAX else kernels.sacre
+    score, prec, bp = sacre(sys_len, ref_len, correct, total, _SMOOTH_CODES[smooth_method],
+                            float(value or 0.0), bool(effective_order), _NEUMAIER)
     return score, prec, bp, sys_len, ref_len, correct, total
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vecscore._jit import jit, prange
+from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore.kernels.swar import FAST, prefetch, text_at, word_at, words_at
 
 __all__ = ["TextRows", "str_rows", "from_buffer", "text_at", "word_at", "ASCII", "NOT_STR", "NON_ASCII"]
@@ -157,6 +157,9 @@ def _classify(items, at, addrs, lens, kind, width, str_type, type_off, len_off, 
             kind[row] = ASCII
             addrs[row] = obj + data_off
             lens[row] = words_at(obj + len_off, 1)[0]
+
+
+_classify_serial = serial_twin(_classify)
 
 
 # ---------------------------------------------------------------------------
@@ -308,8 +311,9 @@ def _scan(snaps: tuple, layout: _Layout) -> TextRows:
         n = len(snap)
         if n:
             items = np.frombuffer((ctypes.c_int64 * n).from_address(id(snap) + layout.items_off), np.int64)
-            _classify(items, at, addrs, lens, kind, width, id(str), layout.type_off, layout.len_off, layout.state_off,
-                      layout.ascii_bit, layout.required, layout.data_off, layout.kind_shift, layout.wide_off)
+            kernel = _classify if n > SERIAL_MAX else _classify_serial  # a few rows: one thread
+            kernel(items, at, addrs, lens, kind, width, id(str), layout.type_off, layout.len_off, layout.state_off,
+                   layout.ascii_bit, layout.required, layout.data_off, layout.kind_shift, layout.wide_off)
         at += n
     return TextRows(addrs, lens, kind, snaps, width)
 

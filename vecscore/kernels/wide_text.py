@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vecscore._jit import jit, prange
+from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore.kernels.bleu_tokenize import FLAG_ZH, FLAG_ZH_FIXED, put_utf8
 from vecscore.kernels.in_place import TextRows
 from vecscore.kernels.swar import ctz, text_at, word_at
@@ -217,6 +217,9 @@ def _transcode(addrs, lens, width, starts, buf, out_lens, lone, mode, table, fla
             out_lens[r], lone[r] = transcode_one(addrs[r], lens[r], width[r], buf[starts[r]:], mode, table, flag)
 
 
+_transcode_serial = serial_twin(_transcode)
+
+
 def transcode_rows(rows: TextRows, which: np.ndarray, mode: int,
                    table: np.ndarray | None = None) -> tuple[TextRows, np.ndarray]:
     """A copy of ``rows`` in which the rows ``which`` (compact non-ASCII ``str``: width 1, 2 or 4)
@@ -250,8 +253,8 @@ def transcode_rows(rows: TextRows, which: np.ndarray, mode: int,
     buf = np.empty(int(bound.sum()) + 8, np.uint8)
     out_lens = np.empty(len(which_own), np.int64)
     lone = np.zeros(len(which_own), np.bool_)
-    _transcode(rows.addrs[which_own], lens, width[own].astype(np.int64), starts, buf, out_lens, lone, mode, table,
-               flag)
+    kernel = _transcode if int(bound.sum()) > 16 * SERIAL_MAX else _transcode_serial  # a few rows: one thread
+    kernel(rows.addrs[which_own], lens, width[own].astype(np.int64), starts, buf, out_lens, lone, mode, table, flag)
     return rows.pointed(which, buf.ctypes.data + starts[of], out_lens[of], buf), np.sort(which[lone[of]])
 
 
