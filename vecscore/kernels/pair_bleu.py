@@ -31,9 +31,7 @@ would be lost):
 
 References scored again and again need not be tokenized each time: :func:`reference_keys` makes their
 token keys once (:class:`RefKeys`, a cached scorer's), and :func:`pair_bleu_counts` given them copies a
-reference's keys into the pair's scratch instead of step 1-2.  It does the same by itself for a batch whose
-reference rows are largely one ``str`` repeated (``refs * n_systems``; rows with one address,
-:func:`vecscore.kernels.wide_text.first_same`): each distinct one is tokenized once.
+reference's keys into the pair's scratch instead of step 1-2.
 
 The statistics equal those of the general route (tokenize the whole batch,
 intern corpus-wide, :func:`vecscore.kernels.bleu_counts.clipped_counts`);
@@ -74,7 +72,6 @@ from vecscore.kernels.swar import (
     text_at,
     work_counter,
 )
-from vecscore.kernels.wide_text import first_same
 from vecscore.memory import (
     PARALLEL_SCRATCH,
     Slabs,
@@ -232,17 +229,16 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1, ref_key
     if n_pairs == 0:
         return lengths, correct
     threads = numba.get_num_threads()
-    n_refs = len(addrs) - n_pairs
-    if ref_keys is not None:
-        if ref_keys.mode != mode or ref_keys.key_mask != key_mask or len(ref_keys.key_off) != n_refs + 1:
-            raise ValueError("ref_keys were made for other references, another mode or another key_mask")
-        k = ref_keys.key_off
-        cached = (True, k[:-1], k[1:], ref_keys.ka, ref_keys.kb, ref_keys.taddr, ref_keys.lengths)
+    if ref_keys is None:
+        cached = (False, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS)
     else:
-        cached = _shared_keys(addrs[n_pairs:], lens[n_pairs:], mode, key_mask)
+        if ref_keys.mode != mode or ref_keys.key_mask != key_mask or len(ref_keys.key_off) != len(addrs) - n_pairs + 1:
+            raise ValueError("ref_keys were made for other references, another mode or another key_mask")
+        cached = (True, ref_keys.key_off, ref_keys.ka, ref_keys.kb, ref_keys.taddr, ref_keys.lengths)
     run = (addrs, lens, ref_ptr, mode, max_order, np.int64(key_mask), lengths, correct, cached)
     # the usual batch: no large hypothesis, and scratch for the bounds of the largest pair fits every
     # thread (only a word for R2-R4 longer than WORD_CAP makes a pair run again)
+    n_refs = int(ref_ptr[n_pairs])
     nr = np.diff(ref_ptr)
     hyp_b = lens[:n_pairs]
     ref_b = lens[n_pairs:] if n_refs == n_pairs and (nr == 1).all() else segment_sums(lens[n_pairs:], ref_ptr)
@@ -287,28 +283,6 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1, ref_key
 
 #: no cached reference keys (:func:`pair_bleu_counts` without ``ref_keys``)
 _NO_KEYS = np.zeros(1, np.int64)
-_UNCACHED = (False, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS)
-#: batches of at least this many reference rows, at most half of them distinct, tokenize each distinct one once
-SHARED_MIN = 256
-
-
-def _shared_keys(addrs, lens, mode, key_mask):
-    """The kernel's cached-key arguments for reference rows of which many are the same text by address (one
-    ``str`` repeated, ``refs * n_systems``, read in place or transcoded once: :func:`first_same`): each distinct
-    one tokenized once (:func:`reference_keys`); no cache where they are few or mostly distinct."""
-    n = len(addrs)
-    if n < SHARED_MIN:
-        return _UNCACHED
-    first = first_same(addrs, lens)
-    own = first == np.arange(n)
-    distinct = np.cumsum(own)
-    if 2 * int(distinct[-1]) > n:
-        return _UNCACHED
-    keys = reference_keys(addrs[own], lens[own], mode, key_mask)
-    if keys is None:
-        return _UNCACHED
-    of = distinct[first] - 1
-    return True, keys.key_off[:-1][of], keys.key_off[1:][of], keys.ka, keys.kb, keys.taddr, keys.lengths
 
 
 @dataclass(frozen=True, eq=False)
@@ -481,7 +455,7 @@ def _bleu_init(scratch):
 
 @jit(parallel=True)
 def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, workers, i64, o64, i32, o32, u64,
-                   o64u, u8, o8, lengths, correct, again, taken, cached, key_lo, key_hi, cka, ckb, ctaddr, clen):
+                   o64u, u8, o8, lengths, correct, again, taken, cached, key_off, cka, ckb, ctaddr, clen):
     """:func:`pair_bleu_counts` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
     ``todo[bounds[c]:bounds[c + 1]]`` one at a time; each thread's scratch is carved from its rows
     of the slabs; nothing is allocated here."""
@@ -494,7 +468,7 @@ def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds
             if c >= n_chunks:
                 break
             _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds[c], bounds[c + 1], lengths,
-                          correct, again, scratch, cached, key_lo, key_hi, cka, ckb, ctaddr, clen)
+                          correct, again, scratch, cached, key_off, cka, ckb, ctaddr, clen)
 
 
 @jit(inline=True)
@@ -528,7 +502,7 @@ def _text_keys(text, mode, key_mask, k0, starts, ends, ka, kb, taddr, wa, wb, ts
 
 @jit(inline=True)
 def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi, lengths, correct, again, scratch,
-                  cached, key_lo, key_hi, cka, ckb, ctaddr, clen):
+                  cached, key_off, cka, ckb, ctaddr, clen):
     """Tokens per text and clipped matches of the pairs ``todo[lo:hi]`` into ``lengths``/``correct``
     (see :func:`pair_bleu_counts`), with one thread's ``scratch`` (:func:`_bleu_views`).  A pair
     that does not fit the scratch is left out, with what it needs in ``again[p]``: the longest
@@ -557,8 +531,8 @@ def _chunk_counts(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, lo, hi,
             row = p if t == 0 else n_pairs + q0 + t - 1
             k0 = k
             if cached and t > 0:  # the reference's keys, as _text_keys gave them when they were cached
-                c0 = key_lo[q0 + t - 1]
-                k = k0 + key_hi[q0 + t - 1] - c0
+                c0 = key_off[q0 + t - 1]
+                k = k0 + key_off[q0 + t] - c0
                 for x in range(k0, k):
                     ka[x] = cka[c0 + x - k0]
                     kb[x] = ckb[c0 + x - k0]

@@ -53,10 +53,7 @@ from vecscore.kernels.bleu_tokenize import FLAG_ZH, FLAG_ZH_FIXED, put_utf8
 from vecscore.kernels.in_place import TextRows
 from vecscore.kernels.swar import ctz, text_at, word_at
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of row addresses (first_same)
-
-__all__ = ["ROUGE_SCORE", "UTF8", "ZH", "ZH_FIXED", "transcode_rows", "first_same", "rouge_score_bytes",
-           "sacrebleu_utf8",
+__all__ = ["ROUGE_SCORE", "UTF8", "ZH", "ZH_FIXED", "transcode_rows", "rouge_score_bytes", "sacrebleu_utf8",
            "sacrebleu_zh_bytes", "WIDE_SPACES"]
 
 ROUGE_SCORE = 0
@@ -240,46 +237,13 @@ def transcode_rows(rows: TextRows, which: np.ndarray, mode: int,
         width = width[width != 1]
     if not len(which):
         return rows, np.zeros(0, np.int64)
-    # a str that several rows hold (references repeated per system: refs * n) is transcoded once, and its rows
-    # read the same bytes
-    first = first_same(rows.addrs[which], rows.lens[which])
-    own = first == np.arange(len(which))
-    of = np.cumsum(own)[first] - 1  # each row's str among the distinct ones
-    which_own = which[own]
-    lens = rows.lens[which_own]
-    bound = lens * _BOUND[mode][width[own]]
-    starts = np.zeros(len(which_own), np.int64)
+    lens = rows.lens[which]
+    bound = lens * _BOUND[mode][width]
+    starts = np.zeros(len(which), np.int64)
     np.cumsum(bound[:-1], out=starts[1:])
     buf = np.empty(int(bound.sum()) + 8, np.uint8)
-    out_lens = np.empty(len(which_own), np.int64)
-    lone = np.zeros(len(which_own), np.bool_)
+    out_lens = np.empty(len(which), np.int64)
+    lone = np.zeros(len(which), np.bool_)
     kernel = _transcode if int(bound.sum()) > 16 * SERIAL_MAX else _transcode_serial  # a few rows: one thread
-    kernel(rows.addrs[which_own], lens, width[own].astype(np.int64), starts, buf, out_lens, lone, mode, table, flag)
-    return rows.pointed(which, buf.ctypes.data + starts[of], out_lens[of], buf), np.sort(which[lone[of]])
-
-
-@jit
-def first_same(addrs, lens):
-    """Per row, the first row with the same address and length, the row itself where no earlier one has them:
-    the rows of one Python ``str`` (read in place) have one address.  An open-addressing table of row
-    numbers, for twice as many slots as rows."""
-    n = len(addrs)
-    bits = 1
-    while (1 << bits) < 2 * n:
-        bits += 1
-    mask = (1 << bits) - 1
-    tab = np.full(1 << bits, -1, np.int64)
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        slot = np.int64((np.uint64(addrs[i]) * _GOLDEN) >> np.uint64(64 - bits))
-        while True:
-            j = tab[slot]
-            if j < 0:
-                tab[slot] = i
-                out[i] = i
-                break
-            if addrs[j] == addrs[i] and lens[j] == lens[i]:
-                out[i] = j
-                break
-            slot = (slot + 1) & mask
-    return out
+    kernel(rows.addrs[which], lens, width.astype(np.int64), starts, buf, out_lens, lone, mode, table, flag)
+    return rows.pointed(which, buf.ctypes.data + starts, out_lens, buf), np.sort(which[lone])
