@@ -267,3 +267,24 @@ def test_cached_scorer_equals_sacrebleu_call_after_call(monkeypatch, tokenize):
         want_sent = [sacrebleu.BLEU(tokenize=tokenize).sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
         assert np.max(np.abs(np.asarray(sent) - want_sent)) <= 1e-9
     assert scorer._ready and scorer._ready.keys is not None  # prepared once, keys and all
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "zh"])
+def test_systems_sharing_reference_objects_on_the_compiled_route_equal_sacrebleu(monkeypatch, tokenize):
+    """``refs * n_systems`` (each reference one object, in several rows) scored on the kernels, three calls in a row:
+    every pair's counts and sentence score, and the corpus counts, are sacreBLEU's."""
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    rng = np.random.default_rng(7)
+    words = ["the", "cat", "naïve", "café,", "3.5", "&amp;", "x-y", "中文", "测试。", "U.S.", "—",
+             "supercalifragilistic"]
+    ref = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(128)]
+    hyps = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(3 * len(ref))]
+    refs = ref * 3
+    want = [sacrebleu.sentence_bleu(h, [r], tokenize=tokenize) for h, r in zip(hyps, refs)]
+    want_corpus = sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize)
+    for _ in range(3):
+        got = sentence_bleu(hyps, refs, tokenize=tokenize)
+        assert np.asarray(got.counts).tolist() == [list(w.counts) for w in want]
+        assert np.max(np.abs(np.asarray(got.score) - [w.score for w in want])) <= 1e-9
+        corpus = corpus_bleu(hyps, [refs], tokenize=tokenize)
+        assert list(corpus.counts) == list(want_corpus.counts) and abs(corpus.score - want_corpus.score) <= 1e-9
