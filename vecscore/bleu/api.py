@@ -446,20 +446,21 @@ class BLEU:
             note_compiled(plain_bleu.warm_key(kind, o.tokenize))
         return stats
 
-    def _kernel_warm(self) -> bool:
-        """Whether :meth:`_per_pair_wins` holds for text without counting its characters."""
+    def _kernel_warm(self, kind: str = "text") -> bool:
+        """Whether :meth:`_per_pair_wins` holds for ``kind`` without counting its characters:
+        ``VECSCORE_ROUTE=compiled``, or (unless ``=plain``) a call of this kind ran on the compiled route."""
         r = route.route()
-        return r == "compiled" or (r != "plain" and route.is_warm(plain_bleu.warm_key("text", self._opts.tokenize)))
+        return r == "compiled" or (r != "plain" and route.is_warm(plain_bleu.warm_key(kind, self._opts.tokenize)))
 
     def _per_pair_wins(self, hyps, kind: str) -> bool:
         """Whether this call scores against the cached references with the per-pair kernel (which tokenizes the
         references again, faster than any cache reads them) rather than the cache: once the calls of this object
         have scored more text than the plain route's budget, or the kernel is loaded already (a call of this
         kind ran on the compiled route), or ``VECSCORE_ROUTE=compiled``."""
+        if self._kernel_warm(kind):
+            return True
         if route.route() == "plain":
             return False
-        if route.route() == "compiled" or route.is_warm(plain_bleu.warm_key(kind, self._opts.tokenize)):
-            return True
         self._work += plain_bleu.text_size(kind, hyps, ()) + self._ref_chars
         return self._work > route.PLAIN_MAX_CHARS
 

@@ -97,11 +97,10 @@ def split_punct_utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     surrogate (the kernel cannot take them)."""
     if not texts:
         return np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(0, np.bool_)
-    import numba
-
     from vecscore.kernels.sentences import split_punct
     from vecscore.kernels.swar import work_counter
     from vecscore.kernels.tokenize import nul_offsets
+    from vecscore.parallel import current_threads
 
     try:
         buf = np.frombuffer("\0".join(texts).encode("utf-8"), np.uint8)
@@ -110,7 +109,7 @@ def split_punct_utf8(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     offsets = nul_offsets(buf, len(texts))
     if len(offsets) != len(texts) + 1:  # a text holds a NUL
         return None
-    workers = numba.get_num_threads()
+    workers = current_threads()
     out, flagged = split_punct(buf, offsets, punct_keys(), workers, work_counter(workers))
     return out, nul_offsets(out, len(texts)), flagged
 
