@@ -176,6 +176,21 @@ def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
     assert len(calls) == 2
 
 
+def test_a_warm_kind_is_routed_without_counting_its_characters(monkeypatch):
+    """A warm kind of call takes the compiled route without the call's characters being counted (reading every
+    string's length costs about a millisecond on a batch of 20,000 pairs); a kind not warm yet is still sized."""
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+
+    def sizes():
+        raise AssertionError("the size of a warm call was asked for")
+
+    route.note_compiled(("rouge", "warm-kind"))
+    assert route.use_plain(True, sizes, 1, ("rouge", "warm-kind")) is False
+    asked = []
+    assert route.use_plain(True, lambda: asked.append(1) or 10, 1, ("rouge", "cold-kind")) is True
+    assert asked == [1]
+
+
 def test_a_call_whose_kernels_another_kind_loaded_is_warm(monkeypatch):
     """rouge1/2/L after rouge1/2/L/Lsum ran on the compiled route: the same kernels, so the small call takes them;
     rougeLsum alone after rouge1/2/L did not load its kernels, and goes by size."""

@@ -197,11 +197,11 @@ def use_plain(supported: bool, size, cost: int = 1, warm=None, final: bool = Tru
     r = route()
     if r != "auto":
         return r == "plain"
+    if warm is not None and is_warm(warm):  # before the size: counting a large batch's characters takes time
+        return False
     n = size() if callable(size) else size
     if warm is None:  # not a kind of scoring call (a helper step): by its own size
         return n * cost <= PLAIN_MAX_CHARS
-    if is_warm(warm):
-        return False
     from vecscore._jit import is_active
 
     budget = LOADED_PLAIN_MAX_CHARS if is_active() else PLAIN_MAX_CHARS
