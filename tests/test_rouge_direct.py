@@ -34,12 +34,15 @@ from vecscore.rouge.direct import direct_stats, lowered_utf8
 from vecscore.text.spans import ascii_view
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
-# long tokens (> 7 bytes, hashed keys), case, digits, punctuation, non-ASCII, NUL
+# tokens of up to 8 bytes (one key word), 9 to 16 (two words: equal first words, or equal second words), over 16
+# (hashed keys), case, digits, punctuation, non-ASCII, NUL
 _WORDS = ["a", "A", "bb", "the", "The", "cat", "x9", "Zz", "long-word", "abcdefgh", "ABCDEFGH", "abcdefgi",
+          "abcdefghi", "abcdefghij", "bbcdefghij", "ABCDEFGHIJKLMNOP", "abcdefghijklmnoq", "abcdefghijklmnopq",
           "supercalifragilistic", "supercalifragilistiC", "Café", "naïve", "\u212a", "漢字", "\x00", ".", "!!", ""]
 _text = st.lists(st.sampled_from(_WORDS), max_size=30).map(" ".join)
 METRICS = ["rouge1", "rouge2", "rouge3", "rouge4", "rougeL"]
-# bit 63 plus two low bits: every long token's key lands on one of four values
+# bit 63 plus two low bits: every long token's key lands on one of four values, and every token's table slot on
+# one of four (the block tokenizer)
 _COLLIDE = np.int64(-(1 << 63) | 3)
 
 

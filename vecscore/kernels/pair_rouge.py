@@ -41,8 +41,8 @@ compared within their own pair, so nothing is shared between threads.
 
 Memory: a pair's scratch is bounded by its bytes of text (tokens, distinct
 tokens and hypothesis tokens are bounded by them, :func:`rouge_sizes`), at
-most :data:`SCRATCH_BOUNDS` bytes per byte (28 for ROUGE-1, 86 with any
-ROUGE-N, N >= 2, 45 and 90 with ROUGE-L, plus 32 MB for its match-mask table;
+most :data:`SCRATCH_BOUNDS` bytes per byte (36 for ROUGE-1, 94 with any
+ROUGE-N, N >= 2, 53 and 98 with ROUGE-L, plus 32 MB for its match-mask table;
 ROUGE-Lsum adds :data:`LSUM_SCRATCH`: 27 bytes per byte and 2 MB for the LCS
 table of hypothesis sentences longer than 64 tokens).  Pairs whose scratch
 fits :data:`vecscore.memory.PARALLEL_SCRATCH` run on every thread, each thread
@@ -232,23 +232,79 @@ def _alnum_word(x, count):
     return w
 
 
+#: bit 63 of a key's second word: the key of a token of more than ``_PAIR_KEY`` bytes (a hash and its length)
+_LONG = np.uint64(1) << np.uint64(63)
+
+#: rouge-score's tokens of up to this many bytes have exact two-word keys in :func:`_tokenize_intern_alnum`
+_PAIR_KEY = 16
+
+
 @jit
-def _tokenize_intern_alnum(addr, n, fold, key_mask, miss, shift, mask, tkey, tid, slot_of, rep_start, rep_len, ids,
-                           k, n_vocab, pad, tpos, keep_pos):
-    """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased).
+def _same_alnum(xa, xb, length):
+    """Whether the ``length`` bytes at ``xa`` and ``xb``, all in ``[0-9A-Za-z]``, are equal ASCII-lowercased."""
+    a = text_at(xa, length)
+    b = text_at(xb, length)
+    for q in range(length):
+        if (a[q] | 32) != (b[q] | 32):
+            return False
+    return True
+
+
+@jit
+def _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of, rep_start, n_vocab):
+    """:func:`_tokenize_intern_alnum`'s table lookup by probing from ``slot``, for a key whose own slot holds
+    another key, or a long token's (``w1 & _LONG``: equal keys are confirmed by comparing the bytes with the
+    id's first occurrence, at ``rep_start``); returns ``(id, n_vocab)``, inserting the key unless ``miss >= 0``."""
+    while True:
+        there = np.uint64(tkey[slot])
+        if there == 0:
+            break
+        if there == w0 and np.uint64(tkey2[slot]) == w1:
+            v = tid[slot]
+            if (w1 & _LONG) == 0 or _same_alnum(rep_start[v], x, length):
+                return v, n_vocab
+        slot = (slot + 1) & mask
+    if miss >= 0:
+        return miss, n_vocab
+    tkey[slot] = np.int64(w0)
+    tkey2[slot] = np.int64(w1)
+    tid[slot] = n_vocab
+    slot_of[n_vocab] = slot
+    rep_start[n_vocab] = x
+    return n_vocab, n_vocab + 1
+
+
+@jit(inline=True)
+def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, tid, slot_of, rep_start, ids, k,
+                           n_vocab, pad, tpos, keep_pos):
+    """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased), with
+    keys of two words in the table's two key arrays (``tkey``, ``tkey2``).
 
     Token boundaries come from 64-bit masks of 64 bytes at a time
     (:func:`vecscore.kernels.swar.range_bits` on :func:`vecscore.kernels.swar.block_64`,
     bits past ``n`` cleared), and a token's key from its bytes read 8 at a
     time and lowercased as words (:func:`_alnum_word`); each token is
-    interned as soon as its end is known.  Keys (and ``tpos``) are the same
-    as :func:`_tokenize_intern`'s.
+    interned as soon as its end is known.  A token of up to ``_PAIR_KEY``
+    bytes is its own key: its first 8 bytes and the rest, zero-padded (token
+    bytes are never 0 and below 0x80, so neither word is ambiguous and no key
+    is ``(0, 0)``); a longer one has its FNV hash (ANDed with ``key_mask``, as
+    the slot's hash is) and ``_LONG | length``, and a hit on it is confirmed by
+    comparing bytes (:func:`_probe_alnum`).  Exact keys need no comparison, so
+    the usual token, whose slot holds its key or nothing, is looked up and
+    inserted without a data-dependent branch (an unpredictable branch per
+    token, hit or miss, costs more than the rest of the lookup): ``tid`` of a
+    free slot is -1, and the id is ``tid`` or the next one (``miss`` for the
+    references, which only look up).  ``slot_of`` and ``rep_start`` are written
+    at ``n_vocab`` whether the token is new or not, so they hold one entry more
+    than the ids.  Ids (and ``tpos``) are the same as :func:`_tokenize_intern`'s.
     """
     text = text_at(addr, n)
     one = np.uint64(1)
     carry = np.uint64(0)
     pending = -1
     base = 0
+    hyp = miss < 0
+    slot_mask = np.uint64(key_mask)  # all ones, except in the tests (forced collisions of slots too)
     while True:
         a = np.uint64(0)  # a text of 64 * j bytes ends with a block of none, where its last token ends
         if base < n:
@@ -277,17 +333,38 @@ def _tokenize_intern_alnum(addr, n, fold, key_mask, miss, shift, mask, tkey, tid
             falls &= falls - one
             length = e - s
             x = addr + s
-            if length <= _SHORT:
-                key = np.int64(_alnum_word(x, length)) | (np.int64(length) << 56)
+            if length <= _PAIR_KEY:
+                w0 = _alnum_word(x, min(length, 8))
+                w1 = _alnum_word(x + 8, length - 8) if length > 8 else np.uint64(0)
+                slot = np.int64((((w0 ^ (w1 * FNV_PRIME)) & slot_mask) * GOLDEN) >> np.uint64(shift))
+                there = np.uint64(tkey[slot])
+                differ = (there ^ w0) | (np.uint64(tkey2[slot]) ^ w1)
+                if min(differ, there) == 0:  # the slot holds this key (its id) or none (tid -1)
+                    got = tid[slot]
+                    if hyp:
+                        v = got if got >= 0 else n_vocab
+                        tkey[slot] = np.int64(w0)
+                        tkey2[slot] = np.int64(w1)
+                        tid[slot] = v
+                        slot_of[n_vocab] = slot
+                        rep_start[n_vocab] = x
+                        n_vocab += np.int64(got < 0)
+                    else:
+                        v = got if got >= 0 else miss
+                else:
+                    v, n_vocab = _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of,
+                                              rep_start, n_vocab)
             else:  # the FNV hash, a word at a time
                 h = FNV_OFFSET
                 for j in range((length - 1) >> 3):  # full words, then the last
                     h = (h ^ _alnum_word(x + 8 * j, 8)) * FNV_PRIME
                 q = (length - 1) & -8
                 h = (h ^ _alnum_word(x + q, length - q)) * FNV_PRIME
-                key = hashed_key(h, key_mask)
-            v, n_vocab = _intern(key, x, length, fold, False, miss, shift, mask, tkey, tid, slot_of, rep_start,
-                                 rep_len, n_vocab)
+                w0 = np.uint64(hashed_key(h, key_mask))
+                w1 = np.uint64(length) | _LONG
+                slot = np.int64((((w0 ^ (w1 * FNV_PRIME)) & slot_mask) * GOLDEN) >> np.uint64(shift))
+                v, n_vocab = _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of, rep_start,
+                                          n_vocab)
             ids[k] = v
             if keep_pos:
                 tpos[k] = s
@@ -308,12 +385,13 @@ def _distinct_bound(nbytes, n_texts, k):
 
 
 @jit
-def _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot):
+def _rouge_init(tkey, tid, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot):
     """The initial state of one thread's scratch: every table slot free, the count arrays zero.
     (A function of its own: array assignments in the parallel loop's body became parallel loops
     of their own, some of which never ran.)"""
     for j in range(len(tkey)):
         tkey[j] = 0
+        tid[j] = -1
     for j in range(len(gstamp)):
         gstamp[j] = -1
     for j in range(len(hcnt)):
@@ -373,6 +451,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
         sent = a[o64[15]:o64[16]]
         soff = a[o64[16]:o64[17]]
         live = a[o64[17]:o64[18]]
+        tkey2 = a[o64[18]:o64[19]]  # the block tokenizer's second key word
         hcnt = b[o32[0]:o32[1]]
         rcnt = b[o32[1]:o32[2]]
         hcnt2 = b[o32[2]:o32[3]]
@@ -386,7 +465,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
         rows = c[o64u[3]:o64u[4]]
         if max_order <= 1:
             cur = ids  # order 1 reads the token ids in place
-        _rouge_init(tkey, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
+        _rouge_init(tkey, tid, gstamp, hcnt, rcnt, hcnt2, rcnt2, mask1, slot)
         _lsum_init(bud_h, mark, pm)
         while True:
             ch = claim(taken, w, workers)
@@ -413,9 +492,9 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                     row = p if t == 0 else n_pairs + q0 + t - 1
                     miss = -1 if t == 0 else nh
                     if block:
-                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], fold, key_mask, miss, shift, mask,
-                                                            tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab,
-                                                            pad, tpos, want_lsum)
+                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], key_mask, miss, shift, mask, tkey,
+                                                            tkey2, tid, slot_of, rep_start, ids, k, n_vocab, pad, tpos,
+                                                            want_lsum)
                     else:
                         k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, miss, shift, mask,
                                                       tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab, tpos,
@@ -427,6 +506,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                     lengths[row] = k - toff[t]
                 for v in range(nh):  # free the pair's slots (slot_of[v]: the slot of id v)
                     tkey[slot_of[v]] = 0
+                    tid[slot_of[v]] = -1
                 if k > caps[0] or toff[1] + 1 > caps[1] or n_vocab > caps[2]:
                     again[p, 0] = k
                     again[p, 1] = toff[1] + 1
@@ -490,12 +570,12 @@ def rouge_layout(T, D, Tb, Hb, Vb, Rb, most_refs, max_order, want_lcs, want_lsum
     lcs_ids = Vb if want_lcs else zero
     dense2 = DENSE_IDS if max_order == 2 else 0
     return {
-        np.int64: [("tkey", table_slots(D)), ("tid", table_slots(D)), ("slot_of", D), ("rep_start", D),
+        np.int64: [("tkey", table_slots(D)), ("tid", table_slots(D)), ("slot_of", D + 1), ("rep_start", D + 1),
                    ("rep_len", D), ("ids", T), ("cur", Tb if order2 else zero), ("nxt", Tb if order2 else zero),
                    ("gkey", s_g), ("gid_of", s_g), ("gstamp", s_g), ("toff", most_refs + 2), ("slot", lcs_ids),
                    ("lcs_items", items), ("tpos", T if lsum else zero),
                    ("sent", T + most_refs + 2 if lsum else zero), ("soff", most_refs + 2 if lsum else zero),
-                   ("live", Rb + 1 if lsum else zero)],
+                   ("live", Rb + 1 if lsum else zero), ("tkey2", table_slots(D))],
         np.int32: [("hcnt", counts), ("rcnt", counts), ("hcnt2", dense2 + zero), ("rcnt2", dense2 + zero),
                    ("bud_h", Vb if lsum else zero), ("table", cells),
                    ("mark", Rb if lsum else zero)],
@@ -524,11 +604,11 @@ def rouge_sizes(lens, ref_ptr, k):
 #: The most scratch one pair can take (scored alone, on one thread): bytes per byte of its text and
 #: a fixed part, by the metrics asked for (``(max_order >= 2, want_lcs)``, ROUGE-1 alone is
 #: ``(False, False)``).  The worst case: a hypothesis of one-byte tokens, or of as many distinct
-#: tokens as fit, at the size where the tables' power-of-two rounding is largest.  Natural text
-#: takes about 24 bytes per byte with ROUGE-1, 39 with ROUGE-2 (tests/test_memory_limits.py
-#: checks the bound, computed and measured).
-SCRATCH_BOUNDS = {(False, False): (28, 1 << 20), (True, False): (86, 1 << 20), (False, True): (45, 34 << 20),
-                  (True, True): (90, 34 << 20)}
+#: tokens as fit, at the size where the tables' power-of-two rounding is largest.  Pairs of
+#: synthetic 5,000-token texts get about 26 bytes per byte with ROUGE-1, 50 with ROUGE-2
+#: (tests/test_memory_limits.py checks the bound, computed and measured).
+SCRATCH_BOUNDS = {(False, False): (36, 1 << 20), (True, False): (94, 1 << 20), (False, True): (53, 34 << 20),
+                  (True, True): (98, 34 << 20)}
 
 
 #: What ROUGE-Lsum adds to :data:`SCRATCH_BOUNDS` (bytes per byte, fixed part: its table).

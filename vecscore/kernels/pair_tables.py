@@ -132,7 +132,7 @@ def clipped_hits(gid, hcnt, rcnt):
     return hits
 
 
-@jit
+@jit(inline=True)
 def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, rcnt2, hits, q0):
     """rouge1 and/or rouge2 hits of one pair in one pass per text (bigram id ``a * n_vocab + b``).
 
@@ -174,7 +174,7 @@ def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, r
             hcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
 
 
-@jit
+@jit(inline=True)
 def pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, stamp, shift, mask, gkey, gid_of, gstamp, cur, nxt,
                     hcnt, rcnt, hcnt2, rcnt2, hits, q0):
     """Clipped hits of one pair's texts for every order in ``orders`` (increasing, >= 1).
