@@ -19,9 +19,10 @@ allocation would be lost):
    token that is not one of them gets the one id ``nh`` (it can be part of no
    hit and no common subsequence), so the references only look the table up.
    Keys are exact for tokens of up to 7 bytes (their folded bytes packed with
-   the length); a longer token's key is a 63-bit hash, and a key hit is
-   confirmed by comparing the folded bytes with the first occurrence of that
-   id, so ids are exact: equal ids mean equal tokens;
+   the length), and for rouge-score's tokens of up to 16 bytes (two words,
+   :func:`_tokenize_intern_alnum`); a longer token's key is a 63-bit hash, and
+   a key hit is confirmed by comparing the folded bytes with the first
+   occurrence of that id, so ids are exact: equal ids mean equal tokens;
 2. n-grams get pair-local dense ids order by order (an order-``n`` n-gram is
    the pair (id of its first ``n - 1`` tokens, id of its last token), an exact
    integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
@@ -255,21 +256,22 @@ def _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of,
     """:func:`_tokenize_intern_alnum`'s table lookup by probing from ``slot``, for a key whose own slot holds
     another key, or a long token's (``w1 & _LONG``: equal keys are confirmed by comparing the bytes with the
     id's first occurrence, at ``rep_start``); returns ``(id, n_vocab)``, inserting the key unless ``miss >= 0``."""
+    at = np.int64(slot)
     while True:
-        there = np.uint64(tkey[slot])
+        there = np.uint64(tkey[at])
         if there == 0:
             break
-        if there == w0 and np.uint64(tkey2[slot]) == w1:
-            v = tid[slot]
+        if there == w0 and np.uint64(tkey2[at]) == w1:
+            v = tid[at]
             if (w1 & _LONG) == 0 or _same_alnum(rep_start[v], x, length):
                 return v, n_vocab
-        slot = (slot + 1) & mask
+        at = (at + 1) & mask
     if miss >= 0:
         return miss, n_vocab
-    tkey[slot] = np.int64(w0)
-    tkey2[slot] = np.int64(w1)
-    tid[slot] = n_vocab
-    slot_of[n_vocab] = slot
+    tkey[at] = np.int64(w0)
+    tkey2[at] = np.int64(w1)
+    tid[at] = n_vocab
+    slot_of[n_vocab] = at
     rep_start[n_vocab] = x
     return n_vocab, n_vocab + 1
 
@@ -305,6 +307,7 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
     base = 0
     hyp = miss < 0
     slot_mask = np.uint64(key_mask)  # all ones, except in the tests (forced collisions of slots too)
+    ushift = np.uint64(shift)
     while True:
         a = np.uint64(0)  # a text of 64 * j bytes ends with a block of none, where its last token ends
         if base < n:
@@ -336,7 +339,7 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
             if length <= _PAIR_KEY:
                 w0 = _alnum_word(x, min(length, 8))
                 w1 = _alnum_word(x + 8, length - 8) if length > 8 else np.uint64(0)
-                slot = np.int64((((w0 ^ (w1 * FNV_PRIME)) & slot_mask) * GOLDEN) >> np.uint64(shift))
+                slot = (((w0 ^ (w1 * FNV_PRIME)) & slot_mask) * GOLDEN) >> ushift  # unsigned: no wraparound check
                 there = np.uint64(tkey[slot])
                 differ = (there ^ w0) | (np.uint64(tkey2[slot]) ^ w1)
                 if min(differ, there) == 0:  # the slot holds this key (its id) or none (tid -1)
@@ -362,7 +365,7 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
                 h = (h ^ _alnum_word(x + q, length - q)) * FNV_PRIME
                 w0 = np.uint64(hashed_key(h, key_mask))
                 w1 = np.uint64(length) | _LONG
-                slot = np.int64((((w0 ^ (w1 * FNV_PRIME)) & slot_mask) * GOLDEN) >> np.uint64(shift))
+                slot = (((w0 ^ (w1 * FNV_PRIME)) & slot_mask) * GOLDEN) >> ushift  # unsigned: no wraparound check
                 v, n_vocab = _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of, rep_start,
                                           n_vocab)
             ids[k] = v

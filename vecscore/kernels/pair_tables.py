@@ -132,7 +132,7 @@ def clipped_hits(gid, hcnt, rcnt):
     return hits
 
 
-@jit(inline=True)
+@jit
 def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, rcnt2, hits, q0):
     """rouge1 and/or rouge2 hits of one pair in one pass per text (bigram id ``a * n_vocab + b``).
 
@@ -174,7 +174,9 @@ def _uni_bi_hits(ids, toff, n_texts, n_vocab, want1, want2, hcnt, rcnt, hcnt2, r
             hcnt2[ids[j] * n_vocab + ids[j + 1]] = 0
 
 
-@jit(inline=True)
+# not inline=True: inlined into the per-pair ROUGE kernel, a call with no orders indexed orders[-1] under
+# NUMBA_BOUNDSCHECK=1 (its early return did not hold), for about 2% of the kernel's time
+@jit
 def pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, stamp, shift, mask, gkey, gid_of, gstamp, cur, nxt,
                     hcnt, rcnt, hcnt2, rcnt2, hits, q0):
     """Clipped hits of one pair's texts for every order in ``orders`` (increasing, >= 1).
