@@ -273,6 +273,22 @@ def test_bad_input_names_the_row():
             corpus_bleu(["a"], ["a"], **bad)
 
 
+def test_tokenized_period_warning_counts_a_large_call_read_in_place():
+    """More than 4,096 hypotheses on the kernels are checked where they lie: the count in sacreBLEU's warning is
+    Python's own endswith count, over ASCII, Latin-1, two- and four-byte texts and a str subclass."""
+    from vecscore._jit import activate
+
+    class Sub(str):
+        pass
+
+    activate()
+    kinds = ["w .", "w", "é .", "é", "中 .", "中.", "😀 .", "😀", " .", ".", "", "Ā .", Sub("s ."), Sub("s")]
+    hyps = [kinds[i % len(kinds)] if i % 3 else f"word {i} ." for i in range(5000)]
+    want = sum(str.endswith(h, " .") for h in hyps)
+    with pytest.warns(TokenizedInputWarning, match=f"^{want} hypotheses end in a tokenized period"):
+        corpus_bleu(hyps, [hyps])
+
+
 def test_tokenized_period_warning():
     hyps = [f"word {i} ." for i in range(100)]
     refs = [f"word {i} ." for i in range(100)]

@@ -328,3 +328,40 @@ def str_rows(*seqs) -> TextRows | None:
     if layout is None:
         return None
     return _scan(tuple(rows if type(rows) is tuple else tuple(rows) for rows in seqs), layout)
+
+
+@jit
+def _ending_flags(addrs, lens, kind, width, last2, last1):
+    """Per row: 1 if its text ends in the code points ``last2``, ``last1``, 0 if not, -1 if the row is
+    not read in place here (not a ``str``, or a ``str`` whose code units it does not know)."""
+    out = np.empty(len(addrs), np.int8)
+    for i in range(len(addrs)):
+        w = 1 if kind[i] == ASCII else np.int64(width[i]) if kind[i] == NON_ASCII else 0
+        if w == 0:
+            out[i] = -1
+            continue
+        n = lens[i]
+        if n < 2:
+            out[i] = 0
+            continue
+        units = text_at(addrs[i] + (n - 2) * w, 2 * w)
+        a = np.int64(0)
+        b = np.int64(0)
+        for q in range(w):  # little-endian code units
+            a |= np.int64(units[q]) << (8 * q)
+            b |= np.int64(units[w + q]) << (8 * q)
+        out[i] = 1 if a == last2 and b == last1 else 0
+    return out
+
+
+def count_endings(texts, suffix: str) -> int | None:
+    """How many of ``texts`` end in ``suffix`` (two characters), read where they lie (no call per
+    text); ``None`` where this Python cannot be read in place.  ``str`` subclasses and other rows
+    are asked ``endswith``."""
+    rows = str_rows(texts)
+    if rows is None:
+        return None
+    flags = _ending_flags(rows.addrs, rows.lens, rows.kind, rows.widths(), ord(suffix[0]), ord(suffix[1]))
+    other = np.flatnonzero(flags < 0)
+    snap = rows.keep[0]
+    return int((flags == 1).sum()) + sum(1 for i in other if str.endswith(snap[int(i)], suffix))
