@@ -103,6 +103,30 @@ class Task:
             cell["note"] = note
         return out
 
+    def time_alternating(self, tools: list[str], n: int, fns: list, *, rounds: int) -> list | None:
+        """Time several tools on the same ``n`` pairs for a ratio: one warm-up call each, then ``rounds`` rounds
+        of one timed call per tool in turn, the best per tool (a slow spell of the machine falls on every tool
+        alike, not on whichever ran first).  Returns the last outputs, or None if one failed (recorded as n/a)."""
+        cells = [self._cell(tool) for tool in tools]
+        best = [float("inf")] * len(fns)
+        outs: list = [None] * len(fns)
+        try:
+            for fn in fns:
+                fn()
+            for _ in range(rounds):
+                for j, fn in enumerate(fns):
+                    t0 = time.perf_counter()
+                    outs[j] = fn()
+                    best[j] = min(best[j], time.perf_counter() - t0)
+        except Exception as e:  # a failure must not end the row
+            for cell in cells:
+                cell["na"] = f"failed: {type(e).__name__}: {str(e)[:120]}"
+            traceback.print_exc()
+            return None
+        for cell, b in zip(cells, best):
+            cell.update(n=n, seconds=b, rate=n / b if b > 0 else float("inf"), repeat=rounds)
+        return outs
+
     def na(self, tool: str, reason: str) -> None:
         self._cell(tool)["na"] = reason
 
