@@ -110,7 +110,7 @@ def _token_key(word, h, length, key_mask):
 
 
 @jit
-def _intern(key, x, length, fold, by_fold, miss, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
+def _intern(key, x, length, fold, miss, shift, mask, tkey, tid, slot_of, rep_start, rep_len, n_vocab):
     """The pair-local id of the token of ``length`` bytes at address ``x`` with ``key``; returns
     ``(id, n_vocab)``.  With ``miss >= 0`` the table is only looked up: a token not in it gets
     ``miss`` and is not added.
@@ -118,10 +118,8 @@ def _intern(key, x, length, fold, by_fold, miss, shift, mask, tkey, tid, slot_of
     ``tkey`` is an open-addressing table in which 0 marks a free slot (keys
     are never 0); ``slot_of[v]`` records the slot of a new id ``v`` so that
     the caller can free the pair's slots afterwards.  A hit on a hashed key
-    (negative) is confirmed by comparing the token's bytes with the id's
-    first occurrence, at address ``rep_start[v]``: through ``fold`` if
-    ``by_fold``, else as rouge-score's bytes (``[0-9A-Za-z]``: equal when
-    equal with bit 5 set, which lowercases letters and leaves digits).
+    (negative) is confirmed by comparing the token's bytes, through ``fold``,
+    with the id's first occurrence, at address ``rep_start[v]``.
     """
     slot = np.int64((np.uint64(key) * GOLDEN) >> np.uint64(shift))
     while True:
@@ -144,7 +142,7 @@ def _intern(key, x, length, fold, by_fold, miss, shift, mask, tkey, tid, slot_of
                 this = text_at(x, length)
                 same = True
                 for q in range(length):
-                    if (fold[this[q]] != fold[first[q]]) if by_fold else ((first[q] | 32) != (this[q] | 32)):
+                    if fold[this[q]] != fold[first[q]]:
                         same = False
                         break
                 if same:
@@ -202,7 +200,7 @@ def _tokenize_intern(addr, n, cls, fold, key_mask, miss, shift, mask,
             i += 1
         length = i - s
         key = _token_key(word, h, length, key_mask)
-        v, n_vocab = _intern(key, addr + s, length, fold, True, miss, shift, mask, tkey, tid, tstamp, rep_start,
+        v, n_vocab = _intern(key, addr + s, length, fold, miss, shift, mask, tkey, tid, tstamp, rep_start,
                              rep_len, n_vocab)
         ids[k] = v
         if keep_pos:
