@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.in_place import code_point
 from vecscore.kernels.swar import claim, prefetch, text_at
 
 __all__ = ["DENSE", "CODE_POINTS", "whitespace_table", "punctuation_table", "table_size", "pair_stats",
@@ -120,17 +121,6 @@ def _u(i):
     return np.uint64(i)
 
 
-@jit(inline=True)
-def _code_point(b, q, w):
-    """Code point ``q`` of a row of width ``w`` whose bytes are ``b`` (little-endian)."""
-    if w == 1:
-        return np.int64(b[q])
-    if w == 2:
-        return np.int64(b[2 * q]) | (np.int64(b[2 * q + 1]) << 8)
-    return (np.int64(b[4 * q]) | (np.int64(b[4 * q + 1]) << 8) | (np.int64(b[4 * q + 2]) << 16)
-            | (np.int64(b[4 * q + 3]) << 24))
-
-
 @jit
 def _word_hash(cb, s, e):
     """FNV-1a of the code points ``cb[s:e]``."""
@@ -187,7 +177,7 @@ def _scan(b, n, w, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p, ct
     h = _FNV_OFFSET
     hp = _FNV_OFFSET
     for q in range(n):
-        c = _code_point(b, q, w)
+        c = code_point(b, q, w)
         sp = np.int64(ws[_u(min(c, last_ws))])
         bad |= np.int64((c >> 11) == 0x1B)  # U+D800..U+DFFF
         cb[_u(k)] = c

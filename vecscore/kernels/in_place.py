@@ -43,7 +43,8 @@ import numpy as np
 from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore.kernels.swar import FAST, prefetch, text_at, word_at, words_at
 
-__all__ = ["TextRows", "str_rows", "from_buffer", "text_at", "word_at", "ASCII", "NOT_STR", "NON_ASCII"]
+__all__ = ["TextRows", "str_rows", "from_buffer", "text_at", "word_at", "code_point", "count_endings", "ASCII",
+           "NOT_STR", "NON_ASCII"]
 
 ASCII = 0
 NOT_STR = 1
@@ -330,6 +331,18 @@ def str_rows(*seqs) -> TextRows | None:
     return _scan(tuple(rows if type(rows) is tuple else tuple(rows) for rows in seqs), layout)
 
 
+@jit(inline=True)
+def code_point(t, i, w):
+    """Code point ``i`` of a row of ``w``-byte code units (1, 2 or 4, CPython's kinds) whose bytes are ``t``
+    (little-endian)."""
+    if w == 1:
+        return np.int64(t[i])
+    if w == 2:
+        return np.int64(t[2 * i]) | (np.int64(t[2 * i + 1]) << 8)
+    j = 4 * i
+    return np.int64(t[j]) | (np.int64(t[j + 1]) << 8) | (np.int64(t[j + 2]) << 16) | (np.int64(t[j + 3]) << 24)
+
+
 @jit
 def _ending_flags(addrs, lens, kind, width, last2, last1):
     """Per row: 1 if its text ends in the code points ``last2``, ``last1``, 0 if not, -1 if the row is
@@ -345,12 +358,7 @@ def _ending_flags(addrs, lens, kind, width, last2, last1):
             out[i] = 0
             continue
         units = text_at(addrs[i] + (n - 2) * w, 2 * w)
-        a = np.int64(0)
-        b = np.int64(0)
-        for q in range(w):  # little-endian code units
-            a |= np.int64(units[q]) << (8 * q)
-            b |= np.int64(units[w + q]) << (8 * q)
-        out[i] = 1 if a == last2 and b == last1 else 0
+        out[i] = 1 if code_point(units, 0, w) == last2 and code_point(units, 1, w) == last1 else 0
     return out
 
 

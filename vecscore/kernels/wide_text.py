@@ -50,7 +50,7 @@ import numpy as np
 
 from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore.kernels.bleu_tokenize import FLAG_ZH, FLAG_ZH_FIXED, put_utf8
-from vecscore.kernels.in_place import TextRows
+from vecscore.kernels.in_place import TextRows, code_point
 from vecscore.kernels.swar import ctz, text_at, word_at
 
 __all__ = ["ROUGE_SCORE", "UTF8", "ZH", "ZH_FIXED", "transcode_rows", "rouge_score_bytes", "sacrebleu_utf8",
@@ -111,17 +111,6 @@ def _wide_space(c):
         return c == 0x85 or c == 0xA0
     return (c == 0x1680 or (0x2000 <= c and c <= 0x200A) or c == 0x2028 or c == 0x2029 or c == 0x202F
             or c == 0x205F or c == 0x3000)
-
-
-@jit(inline=True)
-def _code_point(t, i, w):
-    """Code point ``i`` of the ``w``-byte code points in ``t`` (little-endian)."""
-    if w == 1:
-        return np.int64(t[i])
-    if w == 2:
-        return np.int64(t[2 * i]) | (np.int64(t[2 * i + 1]) << 8)
-    j = 4 * i
-    return np.int64(t[j]) | (np.int64(t[j + 1]) << 8) | (np.int64(t[j + 2]) << 16) | (np.int64(t[j + 3]) << 24)
 
 
 @jit(inline=True)
@@ -187,12 +176,12 @@ def transcode_one(addr, n, w, out, mode, table, flag):
             p += k
             i += k
             if k < 4:
-                c = _code_point(t, i, 2)
+                c = code_point(t, i, 2)
                 lone = lone or (0xD800 <= c and c <= 0xDFFF)
                 p = _put(out, p, c, mode, table, flag)
                 i += 1
     while i < n:
-        c = _code_point(t, i, w)
+        c = code_point(t, i, w)
         if c < 0x80:
             out[p] = c
             p += 1
