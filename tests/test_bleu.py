@@ -1,4 +1,4 @@
-"""vecscore.bleu: the mission example, sacreBLEU's unit vectors, bad input, warnings,
+"""vecscore.bleu: a hand-computed example, sacreBLEU's unit vectors, bad input, warnings,
 statistics reuse, and property tests against the Counter-based twin."""
 from __future__ import annotations
 
@@ -36,10 +36,10 @@ HYP = "the cat sat on the mat"
 REFS = ["the cat is on the mat", "the bird sat on the bush"]
 
 
-# --- the mission documents' example -------------------------------------------------------------
+# --- a hand-computed example ---------------------------------------------------------------------
 
 
-def test_mission_example_bleu2():
+def test_hand_computed_bleu2():
     s = corpus_bleu([HYP], [REFS], tokenize="none", max_ngram_order=2, smooth_method="none")
     assert s.counts.tolist() == [6, 4] and s.totals.tolist() == [6, 5]  # P1 = 6/6, P2 = 4/5
     assert s.precisions.tolist() == [100.0, 80.0]

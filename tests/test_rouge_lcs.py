@@ -111,7 +111,7 @@ def test_rouge155_script_on_generated_multi_sentence_pairs(perl_rouge, tmp_path)
         np.testing.assert_allclose(f5, [e.fmeasure for e in exp], atol=1e-5 + 1e-9)
 
 
-def test_mission_document_examples():
+def test_hand_computed_chinese_examples():
     # union LCS, character level: 10 hits over 14 reference and 21 hypothesis characters
     r = vecscore.rouge(["矿泉水含有丰富的矿物质元素\n纯净水不含矿物质"], ["矿泉水和纯净水的所含物质不同"],
                        metrics=["rougeLsum"], tokenizer="char")

@@ -25,10 +25,10 @@ def _one(result, metric):
     return float(s.precision[0]), float(s.recall[0]), float(s.fmeasure[0])
 
 
-# --- the mission documents' worked examples (exact fractions) -----------------------------
+# --- worked examples, hand-computed (exact fractions) ------------------------------------
 
 
-def test_pooled_example_from_mission_documents():
+def test_pooled_worked_example():
     r = vecscore.rouge(
         ["the cat sat on the mat"],
         [["the cat is on the mat", "the bird sat on the bush"]],

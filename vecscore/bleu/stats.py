@@ -42,7 +42,7 @@ def check_brevity_penalty(name: str) -> str:
     if name not in BREVITY_PENALTIES:
         raise VecscoreError(
             f"brevity_penalty must be one of {BREVITY_PENALTIES} (closest: sacreBLEU/NLTK, ties to the shorter "
-            f"reference; shortest: HF bleu and the mission documents), not {name!r}"
+            f"reference; shortest: Hugging Face evaluate's bleu), not {name!r}"
         )
     return name
 
