@@ -459,3 +459,59 @@ def test_long_pairs_one_to_a_chunk_equal_rouge_score(monkeypatch):
         exp = scorer.score(r, h)
         for m in ("rouge2", "rougeL"):
             assert (got[m].precision[i], got[m].recall[i], got[m].fmeasure[i]) == tuple(exp[m]), (m, i)
+
+
+def _multi_ref_kernel_hits(hyps, refs, orders, key_mask=-1):
+    """``pair_rouge_stats`` hits (orders x reference rows) of pairs with several references each."""
+    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8)
+    lengths, hits, _ = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
+                                        np.array(orders, np.int64), False, key_mask)
+    return hits, ref_ptr
+
+
+@pytest.mark.parametrize("orders", [(1, 2), (2,), (1,), (1, 2, 3), (1, 3)])
+@pytest.mark.parametrize("collide", [False, True])
+def test_counts_fused_into_the_tokenizer_equal_the_counter_twin(orders, collide):
+    # rouge1 and rouge2 are counted as the block tokenizer interns the ids; bigrams while the pair has at most 127
+    # hypothesis types (ids below the stride).  Pairs below and above 128 types alternate in one call, so a pair's
+    # counts must be cleared for the next whichever way it was counted; several references each, repeated tokens
+    rng = np.random.default_rng(sum(orders) + 10 * collide)
+    words = [f"w{i}" for i in range(400)] + ["Word", "word", "WORD", "abcdefghijklmnopq"]
+    hyps, refs = [], []
+    for i in range(40):
+        n_types = [5, 120, 127, 128, 129, 300][i % 6]
+        pool = rng.choice(len(words), n_types, replace=False)
+        h = [words[j] for j in rng.choice(pool, n_types + int(rng.integers(0, 60)))]
+        hyps.append(" ".join(h))
+        rs = []
+        for _ in range(int(rng.integers(1, 4))):
+            r = [words[j] for j in rng.choice(len(words), int(rng.integers(0, 200)))]
+            for j in range(0, len(r), 2):  # half of them the hypothesis's tokens, in order
+                if h:
+                    r[j] = h[min(j, len(h) - 1)]
+            rs.append(" ".join(r))
+        refs.append(rs)
+    hits, ref_ptr = _multi_ref_kernel_hits(hyps, refs, orders, _COLLIDE if collide else -1)
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        for q, r in enumerate(rs):
+            for row, n in enumerate(orders):
+                want = rouge_n_counts(rouge_score_tokens(h), rouge_score_tokens(r), n)[0]
+                assert hits[row, ref_ptr[i] + q] == want, (n, i, q)
+
+
+def test_a_pair_too_large_for_fused_unigram_counts_equals_the_counter_twin():
+    # a hypothesis of 100,000 two-letter tokens takes the large-pair scratch, whose counts hold an id per
+    # hypothesis token, not one per two bytes: its unigrams are counted after tokenizing, the small pairs around
+    # it as they are tokenized
+    rng = np.random.default_rng(3)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789"))
+    big = " ".join(np.char.add(rng.choice(letters, 100_000), rng.choice(letters, 100_000)))
+    small = ["a b c a b", "the cat the mat", ""]
+    hyps = small + [big] + small
+    refs = [[s, "a a b"] for s in small] + [[big[:50_001], "z y x"]] + [["b c", s] for s in small]
+    hits, ref_ptr = _multi_ref_kernel_hits(hyps, refs, (1, 2))
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        for q, r in enumerate(rs):
+            for row, n in enumerate((1, 2)):
+                want = rouge_n_counts(rouge_score_tokens(h), rouge_score_tokens(r), n)[0]
+                assert hits[row, ref_ptr[i] + q] == want, (n, i, q)

@@ -26,7 +26,11 @@ allocation would be lost):
 2. n-grams get pair-local dense ids order by order (an order-``n`` n-gram is
    the pair (id of its first ``n - 1`` tokens, id of its last token), an exact
    integer key), and clipped overlaps ``sum_g min(c_hyp(g), c_ref(g))`` come
-   from dense counts over those ids, one pass per text;
+   from dense counts over those ids, one pass per text; with rouge-score's
+   tokenizer, ROUGE-1 and ROUGE-2 (when it is the largest order asked for)
+   are counted in step 1 itself, as each token's id comes (bigram ``(a, b)``
+   at ``a * 128 + b`` while the hypothesis has fewer than 128 distinct
+   tokens), so that their count updates overlap the tokenizing;
 3. the LCS of the hypothesis and each reference runs the bit-parallel kernels
    of :mod:`vecscore.kernels.lcs` on the local ids, their common prefix and
    suffix taken off first (:func:`vecscore.kernels.lcs.lcs_trimmed_into`);
@@ -97,6 +101,11 @@ from vecscore.memory import (
 __all__ = ["pair_rouge_stats", "rouge_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 
 _SHORT = 7  # tokens of up to 7 bytes have exact keys
+
+#: fused bigram counts (:func:`_fused_orders`): bigram ``(a, b)`` of ids below ``_STRIDE`` is entry ``a * _STRIDE + b``
+#: of the ``DENSE_IDS`` counts
+_STRIDE = np.uint64(128)
+assert _STRIDE * _STRIDE == DENSE_IDS
 
 
 @jit(inline=True)
@@ -276,7 +285,7 @@ def _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of,
 
 @jit(inline=True)
 def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, tid, slot_of, rep_start, ids, k,
-                           n_vocab, pad, tpos, keep_pos):
+                           n_vocab, pad, tpos, keep_pos, count1, count2, hcnt, rcnt, hcnt2, rcnt2):
     """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased), with
     keys of two words in the table's two key arrays (``tkey``, ``tkey2``).
 
@@ -297,6 +306,13 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
     references, which only look up).  ``slot_of`` and ``rep_start`` are written
     at ``n_vocab`` whether the token is new or not, so they hold one entry more
     than the ids.  Ids (and ``tpos``) are the same as :func:`_tokenize_intern`'s.
+
+    With ``count1`` and ``count2``, the text's unigrams and bigrams are counted
+    as its ids come (:func:`_fused_orders`): into ``hcnt`` / ``hcnt2`` for the
+    hypothesis, and for a reference into ``rcnt`` / ``rcnt2``, returning its
+    clipped hits ``(got1, got2)``; bigram ``(a, b)`` is entry ``a * _STRIDE +
+    b``, counted where both ids are below ``_STRIDE``.  Returns ``(k, n_vocab,
+    got1, got2)``.
     """
     text = text_at(addr, n)
     one = np.uint64(1)
@@ -306,6 +322,9 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
     hyp = miss < 0
     slot_mask = np.uint64(key_mask)  # all ones, except in the tests (forced collisions of slots too)
     ushift = np.uint64(shift)
+    got1 = 0
+    got2 = 0
+    prev = np.uint64(_STRIDE)  # the previous token's id while it is below _STRIDE (no bigram before the first)
     while True:
         a = np.uint64(0)  # a text of 64 * j bytes ends with a block of none, where its last token ends
         if base < n:
@@ -367,11 +386,29 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
                 v, n_vocab = _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of, rep_start,
                                           n_vocab)
             ids[k] = v
+            uv = np.uint64(v)
+            if count1:  # clipped unigram hits as the tokens come (the arrays hold every id here)
+                if hyp:
+                    hcnt[uv] += 1
+                else:
+                    c = rcnt[uv] + 1
+                    rcnt[uv] = c
+                    got1 += c <= hcnt[uv]
+            if count2:  # bigram (a, b) at a * _STRIDE + b while both ids are below _STRIDE
+                if (prev | uv) < _STRIDE:
+                    x = prev * _STRIDE + uv
+                    if hyp:
+                        hcnt2[x] += 1
+                    else:
+                        c = rcnt2[x] + 1
+                        rcnt2[x] = c
+                        got2 += c <= hcnt2[x]
+                prev = uv if uv < _STRIDE else np.uint64(_STRIDE)
             if keep_pos:
                 tpos[k] = s
             k += 1
         if base + 64 > n:  # the block held the end: a token there has ended (bit n - base is clear)
-            return k, n_vocab
+            return k, n_vocab, got1, got2
         base += 64
 
 
@@ -417,6 +454,24 @@ def _lsum_init(bud_h, mark, pm):
         mark[j] = 0
 
 
+@jit(inline=True)
+def _fused_orders(orders, block):
+    """Whether the block tokenizer counts ROUGE-1 (``orders`` starts with 1) and ROUGE-2 (``orders`` ends with 2:
+    the bigram counts then have ``DENSE_IDS`` entries, :func:`rouge_layout`) as it interns the tokens."""
+    n = len(orders)
+    return block and n > 0 and orders[0] == 1, block and n > 0 and orders[n - 1] == 2
+
+
+@jit(inline=True)
+def _clear_bigrams(ids, counts):
+    """Zero the fused bigram counts (:func:`_tokenize_intern_alnum`) of the text whose ids are ``ids``."""
+    for j in range(len(ids) - 1):
+        a = np.uint64(ids[j])
+        b = np.uint64(ids[j + 1])
+        if (a | b) < _STRIDE:
+            counts[a * _STRIDE + b] = 0
+
+
 @jit(parallel=True)
 def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k_sym, todo,
                     bounds, workers, i64, o64, i32, o32, u64, o64u, u8, lengths, hits, lcs, lsum, caps, again, taken,
@@ -429,6 +484,7 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
     n_chunks = len(bounds) - 1
     n_orders = len(orders)
     max_order = orders[n_orders - 1] if n_orders > 0 else 0
+    fuse1, fuse2 = _fused_orders(orders, block)
     for w in prange(workers):
         a = i64[w]
         b = i32[w]
@@ -489,22 +545,43 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                 n_vocab = 0
                 nh = 0
                 toff[0] = 0
+                # unigrams and bigrams are counted as the ids come where the counts hold every id the pair can
+                # give (at most its hypothesis's tokens, and the references' one id for the others)
+                count1 = fuse1 and (lens[p] + 1) // 2 + 2 <= len(hcnt)
+                count2 = fuse2
                 for t in range(n_texts):
                     row = p if t == 0 else n_pairs + q0 + t - 1
                     miss = -1 if t == 0 else nh
                     if block:
-                        k, n_vocab = _tokenize_intern_alnum(addrs[row], lens[row], key_mask, miss, shift, mask, tkey,
-                                                            tkey2, tid, slot_of, rep_start, ids, k, n_vocab, pad, tpos,
-                                                            want_lsum)
+                        k, n_vocab, got1, got2 = _tokenize_intern_alnum(
+                            addrs[row], lens[row], key_mask, miss, shift, mask, tkey, tkey2, tid, slot_of, rep_start,
+                            ids, k, n_vocab, pad, tpos, want_lsum, count1, count2, hcnt, rcnt, hcnt2, rcnt2)
                     else:
                         k, n_vocab = _tokenize_intern(addrs[row], lens[row], cls, fold, key_mask, miss, shift, mask,
                                                       tkey, tid, slot_of, rep_start, rep_len, ids, k, n_vocab, tpos,
                                                       want_lsum)
+                        got1 = got2 = 0
                     if t == 0:
                         nh = n_vocab
                         n_vocab = nh + 1
+                        if count2 and np.uint64(nh) >= _STRIDE:  # ids past the stride: counted in step 3
+                            _clear_bigrams(ids[:k], hcnt2)
+                            count2 = False
+                    else:
+                        if count1:
+                            hits[0, q0 + t - 1] = got1
+                            for x in range(nh + 1):
+                                rcnt[np.uint64(x)] = 0
+                        if count2:
+                            hits[n_orders - 1, q0 + t - 1] = got2
+                            _clear_bigrams(ids[toff[t]:k], rcnt2)
                     toff[t + 1] = k
                     lengths[row] = k - toff[t]
+                if count1:
+                    for x in range(nh):
+                        hcnt[np.uint64(x)] = 0
+                if count2:
+                    _clear_bigrams(ids[:toff[1]], hcnt2)
                 for v in range(nh):  # free the pair's slots (slot_of[v]: the slot of id v)
                     tkey[slot_of[v]] = 0
                     tid[slot_of[v]] = -1
@@ -531,10 +608,15 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
                     for t in range(1, n_texts):
                         lsum[q0 + t - 1] = lsum_hits(ids, sent, soff[0], soff[1], soff[t], soff[t + 1], bud_h, pm,
                                                      rows, live, table, mark)
-                # 3. clipped n-gram hits for the requested orders (the n-gram table holds hypothesis n-grams)
-                gbits = table_bits(toff[1] + 1)
-                pair_ngram_hits(ids, toff, n_texts, n_vocab, orders, p, 64 - gbits, (1 << gbits) - 1, gkey, gid_of,
-                                gstamp, cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits, q0)
+                # 3. clipped n-gram hits of the orders not counted in step 1 (the n-gram table holds hypothesis
+                # n-grams; its stamps stay unique per pair and order: an order 2 counted here is always the
+                # largest of the orders passed)
+                o_lo = 1 if count1 else 0
+                o_hi = n_orders - 1 if count2 else n_orders
+                if o_hi > o_lo:
+                    gbits = table_bits(toff[1] + 1)
+                    pair_ngram_hits(ids, toff, n_texts, n_vocab, orders[o_lo:o_hi], p, 64 - gbits, (1 << gbits) - 1,
+                                    gkey, gid_of, gstamp, cur, nxt, hcnt, rcnt, hcnt2, rcnt2, hits[o_lo:o_hi], q0)
 
 
 def token_classes(table, fold):
