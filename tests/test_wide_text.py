@@ -128,6 +128,27 @@ def test_transcoding_equals_the_twin_on_every_code_point(mode, twin):
             assert _bytes(got, i) == twin(t), i
 
 
+@in_place
+@pytest.mark.parametrize("mode,twin", [(ROUGE_SCORE, rouge_score_bytes), (UTF8, _utf8_passing)], ids=["rouge-score", "utf8"])
+def test_a_str_in_several_rows_is_transcoded_once(mode, twin):
+    # references repeated per system (refs * n): the rows of one str read one copy of its bytes; equal but distinct
+    # str objects, and every row holding a lone surrogate, are still told apart
+    base = ["\u201eHallo\u201c", "straße é", "😀 a", "x \ud800 y", "\u201eHallo\u201c".encode().decode()]
+    other = "".join(["\u201eHa", "llo\u201c"])  # equal to base[0], another object
+    texts = base * 3 + [other] + base[:2] * 2000  # also past the one-thread size
+    rows = str_rows(texts)
+    which = np.flatnonzero(rows.kind == NON_ASCII)
+    got, lone = transcode_rows(rows, which, mode)
+    assert lone.tolist() == [i for i, t in enumerate(texts) if "\ud800" in t]
+    for i, t in enumerate(texts):
+        latin1 = mode == ROUGE_SCORE and _kind(t) == 1  # read as it is, in place
+        assert _bytes(got, i) == (t.encode("latin-1") if latin1 else twin(t)), i
+        first = next(j for j, u in enumerate(texts) if u is t)
+        assert int(got.addrs[i]) == int(got.addrs[first])
+    if mode == UTF8:
+        assert int(got.addrs[len(base) * 3]) != int(got.addrs[0])  # the equal str that is another object
+
+
 def test_sacrebleu_utf8_is_utf8_with_wide_spaces_as_spaces():
     t = "a\u00a0b\u3000c\u2028d\u0085e é 😀 "
     assert sacrebleu_utf8(t) == "a b c d e é 😀 ".encode()

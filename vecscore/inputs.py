@@ -344,7 +344,7 @@ def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
     if refs_layout == "streams":
         if not set(map(type, refs)) <= {list, tuple} or any(len(stream) != n_pairs for stream in refs):
             return None
-        flat = list(chain.from_iterable(zip(*refs)))
+        flat = list(refs[0]) if len(refs) == 1 else list(chain.from_iterable(zip(*refs)))  # one stream: a copy
         if not _all_str(flat):
             return None
         return flat, np.arange(0, len(refs) * n_pairs + 1, len(refs), dtype=np.int64)

@@ -290,6 +290,12 @@ def _as_stats(sys_len, ref_len, correct, total, k_min):
     return sys_len, ref_len, correct, total
 
 
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=1, keepdims=True)``; a ``(K, N)`` view of ``(N, K)`` statistics (the kernels' layout) is
+    copied first: summed in place, its rows are strided, several times slower than the copy."""
+    return np.ascontiguousarray(x).sum(axis=1, keepdims=True)
+
+
 def _check_smooth(method, value):
     if method not in SMOOTH_DEFAULTS:
         raise VecscoreError(f"unknown smooth_method {method!r}; valid: {', '.join(SMOOTH_DEFAULTS)}")
@@ -348,8 +354,8 @@ def sacrebleu_corpus(
     """
     sys_len, ref_len, correct, total = _as_stats(sys_len, ref_len, correct, total, 1)
     score, prec, bp, s, r, c, t = _sacre_scores(
-        sys_len.sum(keepdims=True), ref_len.sum(keepdims=True), correct.sum(axis=1, keepdims=True),
-        total.sum(axis=1, keepdims=True), smooth_method, smooth_value, effective_order, max_ngram_order, kernels,
+        sys_len.sum(keepdims=True), ref_len.sum(keepdims=True), _row_sums(correct), _row_sums(total), smooth_method,
+        smooth_value, effective_order, max_ngram_order, kernels,
     )
     return SacreBleuScores(float(score[0]), prec[:, 0], float(bp[0]), int(s[0]), int(r[0]), c[:, 0], t[:, 0])
 
@@ -578,7 +584,7 @@ def nltk_corpus(
     den = np.maximum(total, 1)
     last5 = _last5(correct[:, -1:], den[:, -1:]) if correct.shape[0] >= 5 and len(sys_len) else None
     out, single = _nltk_scores(
-        correct.sum(axis=1, keepdims=True), den.sum(axis=1, keepdims=True), sys_len.sum(keepdims=True),
+        _row_sums(correct), _row_sums(den), sys_len.sum(keepdims=True),
         ref_len.sum(keepdims=True), last5, sys_len[-1:] if len(sys_len) else sys_len, weights, smoothing,
         epsilon, alpha, k, auto_reweigh, on_error, kernels,
     )

@@ -53,6 +53,8 @@ from vecscore.kernels.bleu_tokenize import FLAG_ZH, FLAG_ZH_FIXED, put_utf8
 from vecscore.kernels.in_place import TextRows, code_point
 from vecscore.kernels.swar import ctz, text_at, word_at
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of row addresses (_first_same)
+
 __all__ = ["ROUGE_SCORE", "UTF8", "ZH", "ZH_FIXED", "transcode_rows", "rouge_score_bytes", "sacrebleu_utf8",
            "sacrebleu_zh_bytes", "WIDE_SPACES"]
 
@@ -226,13 +228,52 @@ def transcode_rows(rows: TextRows, which: np.ndarray, mode: int,
         width = width[width != 1]
     if not len(which):
         return rows, np.zeros(0, np.int64)
-    lens = rows.lens[which]
+    # one str in several rows (references repeated per system, refs * n_systems) is transcoded once: its rows
+    # have one address, and read the same bytes
+    first = _first_same(rows.addrs[which])
+    own = first == np.arange(len(which))
+    if own.all():
+        own_rows, of = which, slice(None)
+    else:
+        own_rows, of = which[own], (np.cumsum(own) - 1)[first]  # each row's place among the distinct ones
+        width = width[own]
+    lens = rows.lens[own_rows]
     bound = lens * _BOUND[mode][width]
-    starts = np.zeros(len(which), np.int64)
+    starts = np.zeros(len(own_rows), np.int64)
     np.cumsum(bound[:-1], out=starts[1:])
     buf = np.empty(int(bound.sum()) + 8, np.uint8)
-    out_lens = np.empty(len(which), np.int64)
-    lone = np.zeros(len(which), np.bool_)
+    out_lens = np.empty(len(own_rows), np.int64)
+    lone = np.zeros(len(own_rows), np.bool_)
     kernel = _transcode if int(bound.sum()) > 16 * SERIAL_MAX else _transcode_serial  # a few rows: one thread
-    kernel(rows.addrs[which], lens, width.astype(np.int64), starts, buf, out_lens, lone, mode, table, flag)
-    return rows.pointed(which, buf.ctypes.data + starts, out_lens, buf), np.sort(which[lone])
+    kernel(rows.addrs[own_rows], lens, width.astype(np.int64), starts, buf, out_lens, lone, mode, table, flag)
+    return rows.pointed(which, buf.ctypes.data + starts[of], out_lens[of], buf), np.sort(which[lone[of]])
+
+
+@jit
+def _first_same(addrs):
+    """Per row, the first row with the same address (the row itself if no earlier one has it): the rows of one
+    ``str``, which stays alive and in one place while its rows are read.  An open-addressing table of row
+    numbers, hashed by address, with at least twice as many slots as rows."""
+    n = len(addrs)
+    out = np.empty(n, np.int64)
+    bits = 4
+    while (1 << bits) < 2 * n:
+        bits += 1
+    mask = (1 << bits) - 1
+    table = np.full(1 << bits, -1, np.int64)
+    shift = np.uint64(64 - bits)
+    for i in range(n):
+        a = addrs[i]
+        slot = np.int64((np.uint64(a) * _GOLDEN) >> shift)
+        while True:
+            j = table[slot]
+            if j < 0:
+                table[slot] = i
+                out[i] = i
+                break
+            if addrs[j] == a:
+                out[i] = j
+                break
+            slot = (slot + 1) & mask
+    return out
+
