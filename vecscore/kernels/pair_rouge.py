@@ -284,6 +284,18 @@ def _probe_alnum(w0, w1, x, length, miss, slot, mask, tkey, tkey2, tid, slot_of,
 
 
 @jit(inline=True)
+def _count(x, hyp, hcnt, rcnt):
+    """One n-gram, entry ``x`` of the counts: the hypothesis's into ``hcnt``; a reference's into ``rcnt``,
+    returning 1 where it is a clipped hit (no more of it so far than the hypothesis holds), else 0."""
+    if hyp:
+        hcnt[x] += 1
+        return 0
+    c = rcnt[x] + 1
+    rcnt[x] = c
+    return 1 if c <= hcnt[x] else 0
+
+
+@jit(inline=True)
 def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, tid, slot_of, rep_start, ids, k,
                            n_vocab, pad, tpos, keep_pos, count1, count2, hcnt, rcnt, hcnt2, rcnt2):
     """:func:`_tokenize_intern` for rouge-score's tokens (runs of ``[0-9A-Za-z]``, ASCII-lowercased), with
@@ -388,21 +400,10 @@ def _tokenize_intern_alnum(addr, n, key_mask, miss, shift, mask, tkey, tkey2, ti
             ids[k] = v
             uv = np.uint64(v)
             if count1:  # clipped unigram hits as the tokens come (the arrays hold every id here)
-                if hyp:
-                    hcnt[uv] += 1
-                else:
-                    c = rcnt[uv] + 1
-                    rcnt[uv] = c
-                    got1 += c <= hcnt[uv]
+                got1 += _count(uv, hyp, hcnt, rcnt)
             if count2:  # bigram (a, b) at a * _STRIDE + b while both ids are below _STRIDE
                 if (prev | uv) < _STRIDE:
-                    x = prev * _STRIDE + uv
-                    if hyp:
-                        hcnt2[x] += 1
-                    else:
-                        c = rcnt2[x] + 1
-                        rcnt2[x] = c
-                        got2 += c <= hcnt2[x]
+                    got2 += _count(prev * _STRIDE + uv, hyp, hcnt2, rcnt2)
                 prev = uv if uv < _STRIDE else np.uint64(_STRIDE)
             if keep_pos:
                 tpos[k] = s
