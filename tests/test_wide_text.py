@@ -129,7 +129,8 @@ def test_transcoding_equals_the_twin_on_every_code_point(mode, twin):
 
 
 @in_place
-@pytest.mark.parametrize("mode,twin", [(ROUGE_SCORE, rouge_score_bytes), (UTF8, _utf8_passing)], ids=["rouge-score", "utf8"])
+@pytest.mark.parametrize("mode,twin", [(ROUGE_SCORE, rouge_score_bytes), (UTF8, _utf8_passing)],
+                         ids=["rouge-score", "utf8"])
 def test_a_str_in_several_rows_is_transcoded_once(mode, twin):
     # references repeated per system (refs * n): the rows of one str read one copy of its bytes; equal but distinct
     # str objects, and every row holding a lone surrogate, are still told apart
