@@ -51,9 +51,8 @@ import numpy as np
 from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore.kernels.bleu_tokenize import FLAG_ZH, FLAG_ZH_FIXED, put_utf8
 from vecscore.kernels.in_place import TextRows, code_point
+from vecscore.kernels.ngrams import GOLDEN, table_bits
 from vecscore.kernels.swar import ctz, text_at, word_at
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of row addresses (_first_same)
 
 __all__ = ["ROUGE_SCORE", "UTF8", "ZH", "ZH_FIXED", "transcode_rows", "rouge_score_bytes", "sacrebleu_utf8",
            "sacrebleu_zh_bytes", "WIDE_SPACES"]
@@ -256,15 +255,13 @@ def _first_same(addrs):
     numbers, hashed by address, with at least twice as many slots as rows."""
     n = len(addrs)
     out = np.empty(n, np.int64)
-    bits = 4
-    while (1 << bits) < 2 * n:
-        bits += 1
+    bits = table_bits(n)
     mask = (1 << bits) - 1
     table = np.full(1 << bits, -1, np.int64)
     shift = np.uint64(64 - bits)
     for i in range(n):
         a = addrs[i]
-        slot = np.int64((np.uint64(a) * _GOLDEN) >> shift)
+        slot = np.int64((np.uint64(a) * GOLDEN) >> shift)
         while True:
             j = table[slot]
             if j < 0:
