@@ -463,7 +463,7 @@ def _fused_orders(orders, block):
     return block and n > 0 and orders[0] == 1, block and n > 0 and orders[n - 1] == 2
 
 
-@jit(inline=True)
+@jit
 def _clear_bigrams(ids, counts):
     """Zero the fused bigram counts (:func:`_tokenize_intern_alnum`) of the text whose ids are ``ids``."""
     for j in range(len(ids) - 1):
