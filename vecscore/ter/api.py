@@ -15,6 +15,15 @@ them:
   average reference lengths, added left to right in float64 like
   sacreBLEU's Python loop.
 
+References are tokenized as sacreBLEU 2.6 tokenizes them, twice (its
+reference cache tokenizes each reference, and ``TER._extract_reference_info``
+tokenizes the result again); hypotheses once.  The second pass changes tokens
+only with ``normalized=True``, whose normalization is not idempotent
+(``"it's,"`` -> ``"it's ,"`` -> ``"it 's ,"``): a hypothesis equal to such a
+reference then has edits.  ``reference_normalization="once"`` tokenizes the
+references once, as the hypotheses (tercom's intent), and says
+``refnorm:once`` in the signature; the default ``"twice"`` is sacreBLEU's.
+
 Reference layouts are those of :mod:`vecscore.inputs`: the functions default
 to ``refs_layout="auto"`` (sacreBLEU's streams when the shape says so), the
 :class:`TER` class to ``"streams"`` (sacreBLEU's layout, ``None`` for a
@@ -44,8 +53,18 @@ from vecscore.inputs import (
 )
 from vecscore.ter.tokenize import TerTokenizer
 
-__all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature"]
+__all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature",
+           "REFERENCE_NORMALIZATIONS"]
 
+#: ``reference_normalization``: "twice" (sacreBLEU 2.6, the default) or "once" (as the hypotheses)
+REFERENCE_NORMALIZATIONS = ("twice", "once")
+
+
+def _check_reference_normalization(value) -> str:
+    if value not in REFERENCE_NORMALIZATIONS:
+        raise VecscoreError(f"reference_normalization must be 'twice' (sacreBLEU 2.6: every reference tokenized "
+                            f"twice) or 'once' (references tokenized once, as the hypotheses), not {value!r}")
+    return value
 
 
 @dataclass(frozen=True, repr=False)
@@ -95,14 +114,21 @@ class TERScore:
 
 
 def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                  case_sensitive: bool = False, short: bool = False, version: str | None = None) -> str:
-    """sacreBLEU's TER signature (``nrefs`` an int or ``"var"``) with vecscore's version."""
+                  case_sensitive: bool = False, short: bool = False, version: str | None = None, *,
+                  reference_normalization: str = "twice") -> str:
+    """sacreBLEU's TER signature (``nrefs`` an int or ``"var"``) with vecscore's version.
+
+    ``reference_normalization="once"`` (not sacreBLEU's tokenization) adds ``refnorm:once`` before the version.
+    """
     if version is None:
         version = __version__
     yn = {True: "yes", False: "no"}
     items = [("nrefs", "#", nrefs), ("case", "c", "mixed" if case_sensitive else "lc"), ("tok", "t", "tercom"),
              ("norm", "nr", yn[bool(normalized)]), ("punct", "pn", yn[not no_punct]),
-             ("asian", "as", yn[bool(asian_support)]), ("version", "v", version)]
+             ("asian", "as", yn[bool(asian_support)])]
+    if _check_reference_normalization(reference_normalization) != "twice":
+        items.append(("refnorm", "refnorm", reference_normalization))
+    items.append(("version", "v", version))
     return "|".join(f"{abbr if short else name}:{value}" for name, abbr, value in items)
 
 
@@ -190,18 +216,26 @@ def corpus_score_from_stats(edits: np.ndarray, ref_length: np.ndarray, signature
 
 
 class _Options:
-    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False):
+    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False,
+                 reference_normalization="twice"):
         self.normalized = bool(normalized)
         self.no_punct = bool(no_punct)
         self.asian_support = bool(asian_support)
         self.case_sensitive = bool(case_sensitive)
+        self.reference_normalization = _check_reference_normalization(reference_normalization)
 
     def tokenizer(self) -> TerTokenizer:
+        """The hypotheses' tokenizer: one pass."""
         return TerTokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
+
+    def ref_tokenizer(self) -> TerTokenizer:
+        """The references' tokenizer: two passes (sacreBLEU's), or one."""
+        passes = 2 if self.reference_normalization == "twice" else 1
+        return TerTokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive, passes)
 
     def signature(self, nrefs, short: bool = False) -> str:
         return ter_signature(nrefs, self.normalized, self.no_punct, self.asian_support, self.case_sensitive,
-                             short=short)
+                             short=short, reference_normalization=self.reference_normalization)
 
 
 def _statistics(hyps, refs, opts: _Options, refs_layout: str):
@@ -210,33 +244,39 @@ def _statistics(hyps, refs, opts: _Options, refs_layout: str):
     if not hyps:
         raise VecscoreError("hyps is empty; TER needs at least one hypothesis")
     flat, ref_ptr = _flat_refs(refs, len(hyps), refs_layout)
-    tok = opts.tokenizer()
-    edits, ref_length = _pair_statistics([tok(h) for h in hyps], [tok(r) for r in flat], ref_ptr)
+    tok, ref_tok = opts.tokenizer(), opts.ref_tokenizer()
+    edits, ref_length = _pair_statistics([tok(h) for h in hyps], [ref_tok(r) for r in flat], ref_ptr)
     return edits, ref_length, ref_ptr
 
 
 def ter_statistics(hyps, refs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                   case_sensitive: bool = False, *, refs_layout: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+                   case_sensitive: bool = False, *, refs_layout: str = "auto",
+                   reference_normalization: str = "twice") -> tuple[np.ndarray, np.ndarray]:
     """Per pair ``(edits, ref_length)``: int64 fewest edits over the pair's references, float64 average
-    reference length (sacreBLEU's ``TER`` segment statistics)."""
-    opts = _Options(normalized, no_punct, asian_support, case_sensitive)
+    reference length (sacreBLEU's ``TER`` segment statistics; ``reference_normalization``: see :class:`TER`)."""
+    opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
     edits, ref_length, _ = _statistics(hyps, refs, opts, refs_layout)
     return edits, ref_length
 
 
 def corpus_ter(hypotheses, references, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-               case_sensitive: bool = False, *, refs_layout: str = "auto") -> TERScore:
+               case_sensitive: bool = False, *, refs_layout: str = "auto",
+               reference_normalization: str = "twice") -> TERScore:
     """sacreBLEU's ``corpus_ter``: ``references`` is sacreBLEU's list of reference streams (or, when the shape
-    says so, one reference or list of references per hypothesis; see ``refs_layout``)."""
-    opts = _Options(normalized, no_punct, asian_support, case_sensitive)
+    says so, one reference or list of references per hypothesis; see ``refs_layout``).
+    ``reference_normalization``: see :class:`TER`."""
+    opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
     edits, ref_length, ref_ptr = _statistics(hypotheses, references, opts, refs_layout)
     return corpus_score_from_stats(edits, ref_length, opts.signature(_nrefs_label(ref_ptr)))
 
 
 def sentence_ter(hypothesis: str, references: Sequence[str], normalized: bool = False, no_punct: bool = False,
-                 asian_support: bool = False, case_sensitive: bool = False) -> TERScore:
-    """sacreBLEU's ``sentence_ter``: one hypothesis against its list of references."""
-    return TER(normalized, no_punct, asian_support, case_sensitive).sentence_score(hypothesis, references)
+                 asian_support: bool = False, case_sensitive: bool = False, *,
+                 reference_normalization: str = "twice") -> TERScore:
+    """sacreBLEU's ``sentence_ter``: one hypothesis against its list of references
+    (``reference_normalization``: see :class:`TER`)."""
+    return TER(normalized, no_punct, asian_support, case_sensitive,
+               reference_normalization=reference_normalization).sentence_score(hypothesis, references)
 
 
 class TER:
@@ -246,19 +286,36 @@ class TER:
     call passes ``refs=None``.  ``refs_layout`` is the layout of every
     ``refs`` given to this object (default ``"streams"``, sacreBLEU's).
 
+    ``reference_normalization``: ``"twice"`` (the default) tokenizes every
+    reference twice, the second pass on the first one's tokens, as sacreBLEU
+    2.6 does on every route (its reference cache, then
+    ``_extract_reference_info``); ``"once"`` tokenizes references once, as
+    the hypotheses.  They differ only with ``normalized=True``, whose
+    normalization is not idempotent: a hypothesis equal to its reference
+    ``"it's,"`` scores 66.67 with ``"twice"`` (sacreBLEU's number: the
+    reference's tokens are ``it 's ,``, the hypothesis's ``it's ,``) and 0.0
+    with ``"once"``.
+
     >>> TER().corpus_score(["the cat sat"], [["the cat sat down"]]).score
     25.0
+    >>> TER(normalized=True).sentence_score("it's,", ["it's,"])  # sacreBLEU 2.6's number
+    TER = 66.67
+    >>> TER(normalized=True, reference_normalization="once").sentence_score("it's,", ["it's,"])
+    TER = 0.00
     """
 
     def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                 case_sensitive: bool = False, references=None, *, refs_layout: str = "streams"):
-        self._opts = _Options(normalized, no_punct, asian_support, case_sensitive)
+                 case_sensitive: bool = False, references=None, *, refs_layout: str = "streams",
+                 reference_normalization: str = "twice"):
+        self._opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
         self.normalized = self._opts.normalized
         self.no_punct = self._opts.no_punct
         self.asian_support = self._opts.asian_support
         self.case_sensitive = self._opts.case_sensitive
+        self.reference_normalization = self._opts.reference_normalization
         self.refs_layout = check_layout(refs_layout)
         self._tok = self._opts.tokenizer()
+        self._ref_tok = self._opts.ref_tokenizer()
         self._nrefs = None
         self._ref_cache = None
         if references is not None:
@@ -276,7 +333,7 @@ class TER:
             refs = rows
         flat, ref_ptr = _flat_refs(refs, n_pairs, layout)
         self._nrefs = _nrefs_label(ref_ptr)
-        return [self._tok(r) for r in flat], ref_ptr
+        return [self._ref_tok(r) for r in flat], ref_ptr
 
     def _statistics(self, hyps, refs, layout=None):
         hyps = _text_rows(hyps)
@@ -347,5 +404,6 @@ class TER:
         return resampling_signature(sig, bs=resampled[0], seed=resampled[1])
 
     def __repr__(self) -> str:
+        once = ", reference_normalization='once'" if self.reference_normalization == "once" else ""
         return (f"TER(normalized={self.normalized}, no_punct={self.no_punct}, asian_support={self.asian_support}, "
-                f"case_sensitive={self.case_sensitive})")
+                f"case_sensitive={self.case_sensitive}{once})")

@@ -13,6 +13,16 @@ A text becomes tokens in this order (each step only when its option is on):
    ``asian_support`` also the CJK and full-width punctuation marks;
 5. split on whitespace (``str.split``).
 
+sacreBLEU 2.6 runs this whole pipeline on every *reference* twice: once when
+it gathers the references (``Metric._cache_references``) and again in
+``TER._extract_reference_info``, the second time on the first pass's tokens
+joined by single spaces; a hypothesis is tokenized once.  With ``normalized``
+the pipeline is not idempotent (``"it's,"`` -> ``"it's ,"`` -> ``"it 's ,"``;
+``",.1"`` -> ``", .1"`` -> ``", . 1"``), so the references get tokens a single
+pass would not give.  :class:`TerTokenizer` takes the number of passes
+(``passes=2`` is sacreBLEU's reference tokenization); :func:`ter_tokenize` is
+one pass.
+
 The character classes below are tercom's as sacreBLEU writes them, including
 their quirks: the Western punctuation class also holds the space and ``^``,
 ``_`` and the backtick; the "enclosed CJK" class runs from U+3200 to U+3F22;
@@ -23,6 +33,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from vecscore.errors import VecscoreError
 
 __all__ = ["ter_tokenize", "TerTokenizer"]
 
@@ -98,20 +110,30 @@ def ter_tokenize(text: str, normalized: bool = False, no_punct: bool = False, as
 
 
 @lru_cache(maxsize=1 << 16)
-def _tokens(text: str, normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> tuple:
+def _tokens(text: str, normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool,
+            passes: int = 1) -> tuple:
     # shared by all calls (references are often scored against many systems), like sacreBLEU's own cache
+    if passes > 1:  # each pass reads the previous one's tokens joined by single spaces, as sacreBLEU's strings
+        text = " ".join(_tokens(text, normalized, no_punct, asian_support, case_sensitive, passes - 1))
     return tuple(ter_tokenize(text, normalized, no_punct, asian_support, case_sensitive))
 
 
 class TerTokenizer:
-    """:func:`ter_tokenize` with fixed options, returning tuples; recent texts are remembered across calls."""
+    """:func:`ter_tokenize` with fixed options, returning tuples; recent texts are remembered across calls.
+
+    ``passes``: how many times the whole pipeline runs, each pass on the previous one's tokens joined by
+    single spaces (sacreBLEU 2.6 tokenizes a hypothesis once and a reference twice; see the module docstring).
+    """
 
     def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                 case_sensitive: bool = False):
+                 case_sensitive: bool = False, passes: int = 1):
+        if isinstance(passes, bool) or not isinstance(passes, int) or passes < 1:
+            raise VecscoreError(f"passes must be an int >= 1, not {passes!r}")
         self.options = (bool(normalized), bool(no_punct), bool(asian_support), bool(case_sensitive))
+        self.passes = passes
 
     def __call__(self, text: str) -> tuple:
-        return _tokens(text, *self.options)
+        return _tokens(text, *self.options, self.passes)
 
     def signature(self) -> str:
         return "tercom"
