@@ -103,3 +103,110 @@ def test_kernels_built_another_way_have_folders_of_their_own(monkeypatch):
     assert cache_dir._variant() == "fast-path-off-boundscheck"
     monkeypatch.delenv("NUMBA_BOUNDSCHECK")
     assert cache_dir._variant() == "fast-path-off"
+
+
+# The cache can never load machine code built from other sources ------------------------------------------------
+
+def _imported_modules(path: Path) -> set[str]:
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "vecscore":
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "vecscore")
+    return found
+
+
+def _module_file(module: str) -> Path | None:
+    base = ROOT / module.replace(".", "/")
+    if (base / "__init__.py").exists():
+        return base / "__init__.py"
+    return base.with_suffix(".py") if base.with_suffix(".py").exists() else None
+
+
+def test_the_cache_key_covers_every_source_of_compiled_code():
+    """Every module that defines a kernel, and every package module such a module imports (its constants and
+    kernels are compiled into the machine code), is part of the cache folder's digest."""
+    package = ROOT / "vecscore"
+    defining = [p for p in package.rglob("*.py") if "vecscore._jit" in _imported_modules(p)]
+    assert len(defining) > 20
+    needed = set(defining)
+    for path in defining:
+        needed.update(f for f in map(_module_file, _imported_modules(path)) if f is not None)
+    covered = {Path(f) for f in cache_dir._source_files()}
+    missing = sorted(str(p.relative_to(package)) for p in needed - covered)
+    assert not missing, f"add these to cache_dir.KERNEL_SOURCES: {missing}"
+
+
+KEY = """
+import json
+from vecscore import cache_dir
+print(json.dumps([cache_dir.kernel_key(), cache_dir.chosen()[1]]))
+"""
+
+
+def _key_of(site: Path, tmp_path: Path) -> list:
+    env = {**os.environ, "PYTHONPATH": str(site), "VECSCORE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_BOUNDSCHECK", None)
+    env.pop("VECSCORE_FAST_PATH", None)
+    out = subprocess.run([sys.executable, "-c", KEY], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_an_edited_inlined_source_gets_a_cache_folder_of_its_own(tmp_path):
+    """``pair_rouge`` inlines ``lcs.lcs_trimmed_into``; numba would check only pair_rouge.py.  An edit of lcs.py
+    (a ``git pull`` on an editable install, an upgrade) moves every kernel to another folder."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "vecscore", site / "vecscore", ignore=shutil.ignore_patterns("__pycache__"))
+    key, folder = _key_of(site, tmp_path)
+    assert folder == str(tmp_path / "cache" / key)
+    assert key.startswith(f"v{vecscore.__version__}-")
+    cli = site / "vecscore" / "cli" / "main.py"  # no kernel is built from the command line's code
+    cli.write_text(cli.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert _key_of(site, tmp_path)[0] == key
+    lcs = site / "vecscore" / "kernels" / "lcs.py"
+    lcs.write_text(lcs.read_text(encoding="utf-8").replace("    return", "    return  # edited", 1), encoding="utf-8")
+    edited, edited_folder = _key_of(site, tmp_path)
+    assert edited != key and edited_folder == str(tmp_path / "cache" / edited)
+
+
+# A damaged cache file is compiled again, never an exception in every later process -----------------------------
+
+SMALL_KERNEL = """
+import numpy as np
+from vecscore.kernels import ngrams
+print(ngrams.ngram_offsets(np.array([0, 3, 5, 5], np.int64), 2).tolist())
+"""
+
+
+def _small_kernel(cache: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "VECSCORE_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-c", SMALL_KERNEL], env=env, capture_output=True, text=True, timeout=600,
+                          cwd=ROOT)
+
+
+@pytest.mark.parametrize("damage", ["truncated index", "empty index", "empty data", "garbage data"])
+def test_a_damaged_cache_file_is_compiled_again(tmp_path, damage):
+    want = "[0, 2, 3, 3]"  # rows of 3, 2 and 0 tokens hold 2, 1 and 0 bigrams
+    first = _small_kernel(tmp_path)
+    assert first.returncode == 0 and first.stdout.strip() == want, first.stderr
+    suffix = ".nbi" if "index" in damage else ".nbc"
+    files = [p for p in tmp_path.rglob(f"*ngram_offsets*{suffix}")]
+    assert files, sorted(str(p) for p in tmp_path.rglob("*"))
+    for path in files:
+        data = path.read_bytes()
+        path.write_bytes({"truncated index": data[: len(data) // 2], "empty index": b"", "empty data": b"",
+                          "garbage data": b"\x80\x04not a pickle"}[damage])
+    again = _small_kernel(tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == want
+    assert "Traceback" not in again.stderr
+    assert again.stderr.count("damaged kernel cache file") == 1, again.stderr
+    third = _small_kernel(tmp_path)  # the file was replaced: no warning any more
+    assert third.returncode == 0 and third.stdout.strip() == want
+    assert "damaged" not in third.stderr, third.stderr

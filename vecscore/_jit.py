@@ -13,6 +13,22 @@ test-suite uses for coverage of the kernel bodies.
 Kernels written inside this package use ``prange`` from this module; until
 activation it is ``range``, and activation rebinds it to ``numba.prange`` in
 every module of the package (numba recognises a parallel loop by that object).
+
+Activation also settles how the kernels run under threads and processes
+(docs/guarantees.md, "Threads and processes"):
+
+* the threading layer: unless the user chose one (``NUMBA_THREADING_LAYER``),
+  numba's ``tbb`` when it is installed, else its ``workqueue``, and GNU OpenMP
+  only when neither loads: OpenMP kills any child forked after a parallel
+  region has run (``multiprocessing``'s default on Linux, data loaders);
+* one guard for every kernel call from Python (:class:`_Guarded`): on a layer
+  that cannot take parallel regions from several threads at once
+  (``workqueue``), calls from several Python threads take turns;
+* the worker threads are started at activation, after checking that they can
+  be created (a memory or process limit is a :class:`VecscoreError` naming
+  the fix, not a hang inside the layer);
+* a cache file that cannot be read (truncated, emptied) is compiled again,
+  with one warning, instead of raising in every later process.
 """
 from __future__ import annotations
 
@@ -22,6 +38,7 @@ import threading
 import types
 
 from vecscore import cache_dir
+from vecscore.errors import VecscoreError, warn
 
 # numba's OpenMP threads otherwise spin while waiting between parallel
 # regions, which on a busy machine (other processes on the same cores) slows
@@ -30,7 +47,7 @@ from vecscore import cache_dir
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 __all__ = ["jit", "prange", "activate", "is_active", "loaded_or_plain", "Kernel", "kernels", "serial_twin",
-           "SERIAL_MAX"]
+           "SERIAL_MAX", "threading_layer", "LAYER_PREFERENCE"]
 
 
 def _range(*args):
@@ -86,9 +103,96 @@ class Kernel:
 def _njit(fn, parallel: bool, inline: bool):
     import numba
 
-    return numba.njit(cache=cache_dir.enabled(), nogil=True, parallel=parallel,
-                       inline="always" if inline else "never")(fn)
+    disp = numba.njit(cache=cache_dir.enabled(), nogil=True, parallel=parallel,
+                      inline="always" if inline else "never")(fn)
+    if not isinstance(disp, _dispatcher_class()):  # NUMBA_DISABLE_JIT: the plain function
+        return disp
+    disp.__class__ = _Guarded
+    cache = getattr(disp, "_cache", None)
+    if cache is not None and hasattr(cache, "_cache_file"):
+        cache.load_overload = _cache_loader(cache, cache.load_overload, fn)
+    return disp
 
+
+def _dispatcher_class():
+    from numba.core.registry import CPUDispatcher
+
+    return CPUDispatcher
+
+
+def _cache_loader(cache, load, fn):
+    """``cache.load_overload`` that treats an unreadable cache file as missing: the kernel compiles again
+    and numba's save replaces the file (one warning per process)."""
+
+    def load_overload(sig, target_context):
+        try:
+            return load(sig, target_context)
+        except Exception as exc:  # a truncated, emptied or foreign file: pickle, EOF, LLVM errors
+            files = cache._cache_file
+            for path in (files._index_path,):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+            if not _warned_cache:
+                _warned_cache.append(True)
+                warn(f"vecscore: a damaged kernel cache file ({files._index_path}: {type(exc).__name__}) was "
+                     f"removed; {fn.__qualname__} and any other damaged kernel compile again", RuntimeWarning)
+            return None
+
+    return load_overload
+
+
+_warned_cache: list[bool] = []
+
+
+class _CallGuard:
+    """Whether kernel calls from several Python threads must take turns (``lock`` is ``None`` when not)."""
+
+    lock: threading.RLock | None = None
+
+
+_guard = _CallGuard()
+
+
+def _new_guard_lock() -> None:
+    """After a fork: the child's guard lock is a new one (a lock held by a parent thread would never be
+    released in the child)."""
+    if _guard.lock is not None:
+        _guard.lock = threading.RLock()
+
+
+def _guarded_call(disp, *args, **kwargs):
+    lock = _guard.lock
+    if lock is None:
+        return _dispatch(disp, *args, **kwargs)
+    with lock:
+        return _dispatch(disp, *args, **kwargs)
+
+
+# ``_Guarded`` (the dispatcher class) and ``_dispatch`` (numba's own call of a dispatcher) are made at
+# activation: numba is not imported before.
+
+
+def _make_guarded() -> None:
+    global _Guarded, _dispatch
+    CPUDispatcher = _dispatcher_class()
+
+    class _Guarded(CPUDispatcher):  # type: ignore[no-redef,valid-type,misc]
+        """numba's dispatcher, entered through the process's one call guard (:data:`_guard`)."""
+
+        __call__ = _guarded_call
+
+    _Guarded.__module__ = __name__
+    _dispatch = CPUDispatcher.__call__
+
+
+def __getattr__(name):
+    """``_Guarded`` for pickle in a process that has not activated yet (a kernel sent to a worker)."""
+    if name == "_Guarded":
+        activate()
+        return globals()["_Guarded"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 def jit(fn=None, *, parallel: bool = False, inline: bool = False):
     """Decorate ``fn`` as a lazily compiled, disk-cached numba kernel.
@@ -145,6 +249,69 @@ def kernels() -> list:
     return list(_registry)
 
 
+#: numba's threading layers in vecscore's order of preference when the user chose none: ``tbb`` (fork-safe
+#: and concurrent), ``workqueue`` (fork-safe; calls from several threads take turns), GNU OpenMP last (a child
+#: forked after it ran is killed)
+LAYER_PREFERENCE = ["tbb", "workqueue", "omp"]
+#: the layers that accept parallel regions from several Python threads at once
+CONCURRENT_LAYERS = ("tbb", "omp")
+
+
+def _user_chose_layer(numba) -> bool:
+    return bool(os.environ.get("NUMBA_THREADING_LAYER")) or str(numba.config.THREADING_LAYER).lower() != "default"
+
+
+def _check_threads_can_start(count: int) -> None:
+    """Start and stop ``count`` threads as the layer is about to: a limit that forbids them is an error here,
+    where the layers themselves would hang (``workqueue``) or exit the process (GNU OpenMP)."""
+    release = threading.Event()
+    started = []
+    try:
+        for _ in range(count):
+            t = threading.Thread(target=release.wait, daemon=True)
+            t.start()
+            started.append(t)
+    except RuntimeError as exc:
+        raise VecscoreError(
+            f"vecscore could not start {count} worker threads for its compiled kernels (started {len(started)}: "
+            f"{exc}); the process's memory (ulimit -v) or thread (ulimit -u) limit is too tight. Raise the limit, "
+            f"or set NUMBA_NUM_THREADS to a smaller count (e.g. NUMBA_NUM_THREADS=1)") from None
+    finally:
+        release.set()
+        for t in started:
+            t.join()
+
+
+def _launch(numba) -> str:
+    """Choose the threading layer (unless the user did), start its threads, and return its name."""
+    from numba.np.ufunc import parallel as ufunc_parallel
+
+    if numba.config.DISABLE_JIT:  # plain Python kernels: no threads
+        return "none"
+    if not _user_chose_layer(numba):
+        numba.config.THREADING_LAYER_PRIORITY = list(LAYER_PREFERENCE)
+    if not ufunc_parallel._is_initialized:
+        _check_threads_can_start(int(numba.config.NUMBA_NUM_THREADS))
+    ufunc_parallel._launch_threads()
+    return numba.threading_layer()
+
+
+def _before_fork() -> None:
+    if _layer and _layer[0] == "omp":
+        warn("vecscore: this process ran parallel kernels on numba's GNU OpenMP threading layer, which kills a "
+             "child forked after it (\"Terminating: fork() called from a process already using GNU OpenMP\"); "
+             "start workers with multiprocessing's 'spawn' or 'forkserver' method, or leave NUMBA_THREADING_LAYER "
+             "unset so that vecscore picks a fork-safe layer", RuntimeWarning)
+
+
+_layer: list[str] = []
+
+
+def threading_layer() -> str | None:
+    """The threading layer the kernels run on (``None`` before the first compiled call)."""
+    return _layer[0] if _layer else None
+
+
 def activate() -> None:
     """Import numba (with the cache folder chosen) and turn every kernel into a dispatcher.
 
@@ -161,6 +328,14 @@ def activate() -> None:
         cache_dir.configure()
         import numba
 
+        if not _layer:
+            layer = _launch(numba)
+            _layer.append(layer)
+            if layer not in CONCURRENT_LAYERS:
+                _guard.lock = threading.RLock()
+            if hasattr(os, "register_at_fork"):
+                os.register_at_fork(before=_before_fork, after_in_child=_new_guard_lock)
+        _make_guarded()
         for k in _registry:
             k._dispatcher = _njit(k.py_func, k.parallel, k.inline)
         for name, mod in list(sys.modules.items()):

@@ -6,7 +6,7 @@ refuses to cache at all and raises at the first kernel.  vecscore decides the
 folder itself, before numba is imported, in this order:
 
 1. ``VECSCORE_CACHE_DIR``, then numba's own ``NUMBA_CACHE_DIR``, if set and writable;
-2. the package's own folder, when it is writable (a user's virtual environment);
+2. the package's own ``__pycache__/numba`` folder, when it is writable (a user's virtual environment);
 3. ``$XDG_CACHE_HOME/vecscore/numba`` (default ``~/.cache/vecscore/numba``): a
    system-wide or read-only install (a Docker image built as root and run as a user);
 4. ``$TMPDIR/vecscore-numba-<uid>`` (default ``/tmp``): a read-only home as well;
@@ -14,28 +14,77 @@ folder itself, before numba is imported, in this order:
    how to fix it.
 
 A folder named but not writable is skipped with a warning, never an error.
-numba writes each cache file under a temporary name and renames it into
-place, so concurrent processes (cluster workers, ``pytest -n``) can share one
-folder.  ``vecscore warmup`` fills it ahead of time.  Kernels built with the
-fast path off (``VECSCORE_FAST_PATH=0``, :mod:`vecscore.fast_path`) go to a
-``fast-path-off`` folder inside the chosen one (or the per-user one), and
-kernels built with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``) to a
+Inside the chosen folder, kernels go to a sub-folder named by vecscore's
+version and a digest of every source file that compiled kernels are built
+from (:data:`KERNEL_SOURCES`): numba checks only the file that defines a
+kernel, not the files whose functions it inlines, so without the digest an
+upgrade or a ``git pull`` on an editable install could load machine code
+built from the old sources.  numba writes each cache file under a temporary
+name and renames it into place, so concurrent processes (cluster workers,
+``pytest -n``) can share one folder; a cache file that cannot be read
+(truncated, emptied) is compiled again by :mod:`vecscore._jit`.
+``vecscore warmup`` fills it ahead of time.  Kernels built with the fast path
+off (``VECSCORE_FAST_PATH=0``, :mod:`vecscore.fast_path`) go to a
+``fast-path-off`` folder inside the sources' sub-folder, and kernels built
+with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``) to a
 ``boundscheck`` folder: numba's cache keys do not record either, so without
 their own folders a test run in one mode would load the kernels of the other
 (slower ones in normal use, or ones that check nothing in a checking run).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 
 from vecscore import fast_path
+from vecscore._version import __version__
 from vecscore.errors import warn
 
-__all__ = ["configure", "chosen", "enabled", "writable"]
+__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "KERNEL_SOURCES"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _state: dict = {}
+
+#: the package's files that compiled kernels are built from, relative to the package: every module that
+#: defines a kernel and every package module such a module imports (its constants and kernels are frozen into
+#: the machine code).  A folder name stands for all its ``.py`` files.  ``tests/test_cache_dir.py`` checks
+#: that this covers every such module.
+KERNEL_SOURCES = (
+    "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "errors.py", "fast_path.py", "memory.py",
+    "parallel.py", "route.py", "inputs.py", "confidence.py", "bleu/__init__.py", "bleu/compiled.py",
+    "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
+    "chrf/formulas.py", "chrf/plain.py", "chrf/stats.py", "engine/batch.py", "engine/counts.py",
+    "rouge/multiref.py", "rouge/results.py", "rouge/stats.py", "significance/adapters.py",
+    "significance/estimate.py", "ter/api.py", "ter/tokenize.py",
+)
+
+
+def _source_files() -> list[str]:
+    files = []
+    for entry in KERNEL_SOURCES:
+        path = os.path.join(_PACKAGE, entry)
+        if entry.endswith("/"):
+            files.extend(os.path.join(path, f) for f in sorted(os.listdir(path)) if f.endswith(".py"))
+        else:
+            files.append(path)
+    return files
+
+
+def kernel_key() -> str:
+    """``v<version>-<digest>``: the cache sub-folder of kernels built from these exact sources."""
+    if "key" not in _state:
+        digest = hashlib.sha256(__version__.encode())
+        for path in _source_files():
+            digest.update(os.path.relpath(path, _PACKAGE).encode() + b"\0")
+            try:
+                with open(path, "rb") as f:
+                    digest.update(f.read())
+            except OSError:  # a file the install lacks: its absence is part of the key
+                digest.update(b"\1missing")
+            digest.update(b"\0")
+        _state["key"] = f"v{__version__}-{digest.hexdigest()[:16]}"
+    return _state["key"]
 
 
 def writable(folder: str) -> bool:
@@ -53,12 +102,12 @@ def writable(folder: str) -> bool:
     return True
 
 
+def _package_folder() -> str:
+    return os.path.join(_PACKAGE, "__pycache__", "numba")
+
+
 def _package_writable() -> bool:
-    for root, dirs, files in os.walk(_PACKAGE):
-        dirs[:] = [d for d in dirs if d not in ("__pycache__", "data")]
-        if any(f.endswith(".py") for f in files) and not writable(os.path.join(root, "__pycache__")):
-            return False
-    return True
+    return writable(_package_folder())
 
 
 def _user_folder() -> str:
@@ -67,7 +116,7 @@ def _user_folder() -> str:
 
 
 def _choose() -> tuple[str, str | None]:
-    """``(where, folder)``: ``where`` is a short name; ``folder`` ``None`` for in-tree or none."""
+    """``(where, folder)``: ``where`` is a short name; ``folder`` ``None`` for none."""
     for var in ("VECSCORE_CACHE_DIR", "NUMBA_CACHE_DIR"):
         folder = os.environ.get(var)
         if folder:
@@ -76,7 +125,7 @@ def _choose() -> tuple[str, str | None]:
             warn(f"{var}={folder!r} is not a writable folder; vecscore caches its compiled kernels "
                           "elsewhere", RuntimeWarning)
     if _package_writable():
-        return "package", None
+        return "package", _package_folder()
     folder = _user_folder()
     if writable(folder):
         return "user", folder
@@ -102,12 +151,12 @@ def _variant() -> str | None:
 
 def configure() -> None:
     """Choose the folder once and tell numba (sets ``NUMBA_CACHE_DIR``); call before numba is imported."""
-    if _state:
+    if "where" in _state:
         return
     where, folder = _choose()
-    variant = _variant()
-    if variant is not None and where != "none":  # kernels built another way: a folder of their own
-        folder = os.path.join(folder or _user_folder(), variant)
+    if folder is not None:
+        # these sources' own sub-folder; kernels built another way (variant) a folder of their own inside it
+        folder = os.path.join(folder, kernel_key(), *filter(None, [_variant()]))
         if not writable(folder):
             where, folder = "none", None
     _state["where"], _state["folder"] = where, folder
@@ -124,7 +173,8 @@ def configure() -> None:
 
 
 def chosen() -> tuple[str, str | None]:
-    """``(where, folder)`` of the cache: e.g. ``("package", None)`` or ``("user", "/home/u/.cache/vecscore/numba")``."""
+    """``(where, folder)`` of the cache: e.g. ``("user", "/home/u/.cache/vecscore/numba/v0.9.0-1a2b...")``;
+    ``("none", None)`` when nothing is cached."""
     configure()
     return _state["where"], _state["folder"]
 

@@ -6,25 +6,22 @@ pair's statistics are computed by one thread, and nothing is reduced across
 threads in floating point.  The tests check this bit for bit for 1 and 2
 threads.
 
-Thread safety: calls from several Python threads at once are safe.  numba's
-``omp`` and ``tbb`` threading layers accept concurrent parallel kernels;
-its ``workqueue`` layer (what numba falls back to where neither OpenMP nor
-TBB is installed) aborts the process on them, so while the layer is
-``workqueue``, or not yet known, :func:`serialized` lets one call at a time
-into the kernels.
+Thread safety: calls from several Python threads at once are safe on every
+threading layer; the one guard is in :mod:`vecscore._jit` (every kernel call
+from Python passes it, and on ``workqueue``, which aborts the process on
+concurrent parallel regions, the calls take turns).
 """
 from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from vecscore._jit import activate, is_active
 from vecscore.errors import VecscoreError
 
-__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers", "current_threads", "serialized"]
+__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers", "current_threads"]
 
 
 def max_threads() -> int:
@@ -106,33 +103,6 @@ def numba_threads(n) -> Iterator[int]:
         numba.set_num_threads(previous)
 
 
-_call_lock = threading.RLock()
-_layer: list[str] = []
-
-
-def _layer_is_threadsafe() -> bool:
-    if not _layer:
-        if not is_active():
-            return False
-        import numba
-
-        try:
-            _layer.append(numba.threading_layer())
-        except ValueError:  # no parallel kernel has run yet
-            return False
-    return _layer[0] != "workqueue"
-
-
-@contextmanager
-def serialized() -> Iterator[None]:
-    """One call at a time into the kernels, unless numba's threading layer is known to allow more."""
-    if _layer_is_threadsafe():
-        yield
-        return
-    with _call_lock:
-        yield
-
-
 def accepts_workers(fn):
     """Give ``fn`` a keyword-only ``workers=None`` option: numba threads for that call.
 
@@ -142,7 +112,7 @@ def accepts_workers(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, workers=None, **kwargs):
-        with serialized(), numba_threads(workers):
+        with numba_threads(workers):
             return fn(*args, **kwargs)
 
     sig = inspect.signature(fn)

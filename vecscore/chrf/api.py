@@ -48,7 +48,7 @@ from vecscore.chrf.stats import (
 from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows, check_layout, normalize_refs, plain_str
-from vecscore.parallel import accepts_workers, serialized
+from vecscore.parallel import accepts_workers
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
 
@@ -279,8 +279,7 @@ class CHRF:
 
     def _statistics(self, hyps, refs, batch: ChrfBatch | None = None):
         batch = batch or self._batch(hyps, refs)
-        with serialized():
-            stats, scores = statistics(batch, self._opts)
+        stats, scores = statistics(batch, self._opts)
         self._nrefs = nrefs_label(batch.nrefs)
         return stats, scores
 

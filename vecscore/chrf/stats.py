@@ -36,7 +36,6 @@ from vecscore.inputs import (
     resolve_layout,
     unicode_errors,
 )
-from vecscore.parallel import serialized
 from vecscore.route import route as route_setting
 from vecscore.route import text_chars, use_plain
 
@@ -209,11 +208,10 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     bad = np.zeros(1, np.int64)
     ws, punct = _tables()
     factor = float(opts.beta ** 2)
-    with serialized():
-        k.pair_stats(rows.addrs, lens, rows.widths, n_pairs, ref_ptr, int(opts.char_order), int(opts.word_order),
-                     bool(opts.whitespace), ws, punct, bounds, work_counter(workers), workers, factor,
-                     bool(opts.eps_smoothing), out, best, scores, bad, i32, w32, i64, u64, ctab, dense, hkey, hval,
-                     hhash, small)
+    k.pair_stats(rows.addrs, lens, rows.widths, n_pairs, ref_ptr, int(opts.char_order), int(opts.word_order),
+                 bool(opts.whitespace), ws, punct, bounds, work_counter(workers), workers, factor,
+                 bool(opts.eps_smoothing), out, best, scores, bad, i32, w32, i64, u64, ctab, dense, hkey, hval,
+                 hhash, small)
     del rows
     if bad[0]:
         raise VecscoreError("a text holds a lone surrogate, which is not valid Unicode text")
