@@ -190,9 +190,10 @@ GROUPS = {"rouge": "rouge,RougeScorer,rouge155,rouge_weighted",
           "chrf": "CHRF,corpus_chrf,chrf_statistics,paired_bootstrap", "ter": "TER,ter_statistics"}
 
 
+@pytest.mark.parametrize("layer", [name for name in LAYERS if name != "omp"])
 @pytest.mark.parametrize("group", sorted(GROUPS))
-def test_fork_after_each_metrics_compiled_call(group):
-    out = _child(FORK, args=[GROUPS[group]])
+def test_fork_after_each_metrics_compiled_call(group, layer):
+    out = _child(FORK, {"NUMBA_THREADING_LAYER": layer}, args=[GROUPS[group]])
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.splitlines()
     forks = [line.split() for line in lines if line.startswith("FORK")]

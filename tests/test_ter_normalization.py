@@ -248,3 +248,24 @@ def test_bad_option_value_is_refused():
             corpus_ter(["a"], [["a"]], reference_normalization=bad)
     with pytest.raises(VecscoreError, match="passes"):
         TerTokenizer(passes=0)
+
+
+@pytest.mark.parametrize("norm", ["twice", "once"])
+def test_significance_tests_keep_the_option(norm):
+    """The paired tests rebuild the metric with the references cached: the option must survive that."""
+    import vecscore
+
+    hyps = ["It's the dog's, not the cat's.", "8 ft.,12 ft. high"]
+    refs = [list(hyps)]
+    metric = TER(normalized=True, reference_normalization=norm)
+    with sacrebleu_tokenizing_once() if norm == "once" else _as_installed():
+        want = sacrebleu.corpus_ter(hyps, refs, normalized=True).score
+    assert (want == 0.0) == (norm == "once")
+    result = vecscore.paired_bootstrap(metric, hyps, {"same": hyps}, refs, n_samples=20, seed=1)
+    baseline = next(iter(result.results.values()))[0]
+    assert baseline.score == want
+
+
+@contextmanager
+def _as_installed():
+    yield

@@ -57,7 +57,7 @@ def _sibling(metric, refs):
         return CHRF(metric.char_order, metric.word_order, metric.beta, metric.lowercase, metric.whitespace,
                     metric.eps_smoothing, references=refs, refs_layout=metric.refs_layout)
     return TER(metric.normalized, metric.no_punct, metric.asian_support, metric.case_sensitive, references=refs,
-               refs_layout=metric.refs_layout)
+               refs_layout=metric.refs_layout, reference_normalization=metric.reference_normalization)
 
 
 def _options_only(metric):
