@@ -282,12 +282,29 @@ def _check_threads_can_start(count: int) -> None:
             t.join()
 
 
+def _preload_tbb() -> None:
+    """Load the ``tbb`` package's library where pip put it (``<prefix>/lib``, which a virtual environment's
+    loader does not search), so that numba's ``tbb`` layer finds it by name."""
+    import ctypes
+
+    for prefix in dict.fromkeys((sys.prefix, sys.base_prefix)):
+        path = os.path.join(prefix, "lib", "libtbb.so.12")
+        if os.path.exists(path):
+            try:
+                ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                continue
+            return
+
+
 def _launch(numba) -> str:
     """Choose the threading layer (unless the user did), start its threads, and return its name."""
     from numba.np.ufunc import parallel as ufunc_parallel
 
     if numba.config.DISABLE_JIT:  # plain Python kernels: no threads
         return "none"
+    if sys.platform.startswith("linux") and not ufunc_parallel._is_initialized:
+        _preload_tbb()
     if not _user_chose_layer(numba):
         numba.config.THREADING_LAYER_PRIORITY = list(LAYER_PREFERENCE)
     if not ufunc_parallel._is_initialized:
