@@ -57,7 +57,14 @@ __all__ = ["main", "build_parser"]
 
 _ROW_REF = re.compile(r"\b(hyps|refs)\[(\d+)\]")
 
+#: the commands that take sacreBLEU's option names: they read text files as sacreBLEU's command line does
+#: (every line's trailing whitespace removed) and refuse an input with no segment, as it does
+SACREBLEU_COMMANDS = frozenset({"bleu", "sentence-bleu", "chrf", "ter", "compare"})
 
+
+def sacrebleu_reading(args) -> bool:
+    """Whether this command reads its text files as sacreBLEU's command line does."""
+    return getattr(args, "command", None) in SACREBLEU_COMMANDS
 
 
 # --------------------------------------------------------------------------------------
@@ -109,8 +116,9 @@ def rouge155_spec(args) -> Rouge155Spec:
 
 def open_rows(args, keep):
     """The input as :class:`vecscore.io.RowChunk` objects, and the number of pairs if known."""
+    strip = sacrebleu_reading(args)
     if getattr(args, "shared_refs", None) is not None:
-        return open_hyps(args, keep)
+        return open_hyps(args, keep, strip)
     text = args.hyps is not None or args.refs is not None
     if text and args.input is not None:
         raise VecscoreError("give either --hyps/--refs (plain text) or --input (a table), not both")
@@ -119,7 +127,7 @@ def open_rows(args, keep):
             raise VecscoreError("plain-text input needs both --hyps FILE and --refs FILE")
         if args.input_format or args.ref_column or args.hyp_column != "hyp":
             raise VecscoreError("--input-format/--hyp-column/--ref-column go with --input, not with --hyps/--refs")
-        rows = iter_text(args.hyps, args.refs, chunk_size=args.chunk_size, keep_text=keep is not None)
+        rows = iter_text(args.hyps, args.refs, chunk_size=args.chunk_size, keep_text=keep is not None, strip=strip)
         if keep not in (None, "all"):
             rows = _select_text(rows, keep, len(args.refs))
         return rows, count_lines(args.hyps)
@@ -285,8 +293,9 @@ def run_compare(args) -> int:
         raise VecscoreError("compare needs at least two systems: --hyps BASELINE.txt OTHER.txt ...")
     if len(set(args.hyps)) != len(args.hyps):
         raise VecscoreError(f"a system is given twice in --hyps: {' '.join(args.hyps)}")
-    refs = [read_lines(path) for path in args.refs]
-    systems = {path: read_lines(path) for path in args.hyps}
+    # sacreBLEU's reading (every line's trailing whitespace removed); the ROUGE tokenizers ignore it anyway
+    refs = [read_lines(path, strip=True) for path in args.refs]
+    systems = {path: read_lines(path, strip=True) for path in args.hyps}
     n = len(refs[0])
     for path, rows in list(zip(args.refs, refs)) + list(systems.items()):
         if len(rows) != n:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore.errors import VecscoreError
-from vecscore.io.read import RowChunk, count_lines, read_lines
+from vecscore.io.read import RowChunk, _decode, count_lines, read_lines
 from vecscore.io.stream import BleuSpec, RougeSpec
 
 __all__ = ["SharedBleuSpec", "SharedRougeSpec", "shared_bleu_spec", "shared_rouge_spec", "open_hyps"]
@@ -69,7 +69,7 @@ def shared_bleu_spec(args, options: dict) -> SharedBleuSpec:
     from vecscore.shared_refs import SharedReferences
 
     _check_args(args)
-    refs = read_lines(args.shared_refs)
+    refs = read_lines(args.shared_refs, strip=True)  # sacreBLEU's command line: trailing whitespace removed
     if not refs:
         raise VecscoreError(f"{args.shared_refs} is empty: --shared-refs needs at least one reference (one per line)")
     shared = SharedReferences(refs, tokenize=options["tokenize"], lowercase=options["lowercase"])
@@ -87,25 +87,16 @@ def shared_rouge_spec(args, metrics: tuple, options: dict) -> SharedRougeSpec:
     return SharedRougeSpec(metrics, options, shared=SharedReferences(refs))
 
 
-def _decode(raw: bytes, name: str, line: int) -> str:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise VecscoreError(f"{name}, line {line}: not valid UTF-8 ({exc.reason}); convert the file to UTF-8") from None
-    if line == 1 and text.startswith("\ufeff"):
-        text = text[1:]
-    return text.removesuffix("\n").removesuffix("\r")
-
-
-def open_hyps(args, keep) -> tuple[Iterator[RowChunk], int | None]:
-    """The hypotheses of ``--hyps`` in chunks (no references: they are shared), and their number if known."""
+def open_hyps(args, keep, strip: bool = False) -> tuple[Iterator[RowChunk], int | None]:
+    """The hypotheses of ``--hyps`` in chunks (no references: they are shared), and their number if known;
+    ``strip``: trailing whitespace removed from every line (sacreBLEU's command line)."""
     _check_args(args)
     if keep not in (None, "all") and [k for k in keep if k != "hyp"]:
         raise VecscoreError("--keep with --shared-refs: the only per-pair input column is hyp")
-    return _iter_hyps(args.hyps, args.chunk_size, keep is not None), count_lines(args.hyps)
+    return _iter_hyps(args.hyps, args.chunk_size, keep is not None, strip), count_lines(args.hyps)
 
 
-def _iter_hyps(path: str, chunk_size: int, keep_text: bool) -> Iterator[RowChunk]:
+def _iter_hyps(path: str, chunk_size: int, keep_text: bool, strip: bool = False) -> Iterator[RowChunk]:
     name = "<stdin>" if path == "-" else str(path)
     try:
         f = sys.stdin.buffer if path == "-" else open(path, "rb")
@@ -117,7 +108,7 @@ def _iter_hyps(path: str, chunk_size: int, keep_text: bool) -> Iterator[RowChunk
             block = list(itertools.islice(f, chunk_size))
             if not block:
                 return
-            hyps = [_decode(raw, name, start + i + 1) for i, raw in enumerate(block)]
+            hyps = [_decode(raw, name, start + i + 1, strip) for i, raw in enumerate(block)]
             records = [{"hyp": h} for h in hyps] if keep_text else None
             yield RowChunk(hyps, [], start, name, lines=list(range(start + 1, start + len(hyps) + 1)), records=records)
             start += len(hyps)

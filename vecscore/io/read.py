@@ -61,13 +61,17 @@ def _open_binary(path: str):
         raise VecscoreError(f"cannot read {path}: {exc.strerror or exc}; check the path and its permissions") from None
 
 
-def _decode(raw: bytes, name: str, line: int) -> str:
+def _decode(raw: bytes, name: str, line: int, strip: bool = False) -> str:
+    """A line as text: the line end (``\\n``, ``\\r\\n``) removed, or with ``strip`` every trailing whitespace
+    character (``str.rstrip()``, as sacreBLEU's command line reads its files)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise VecscoreError(f"{name}, line {line}: not valid UTF-8 ({exc.reason}); convert the file to UTF-8") from None
     if line == 1 and text.startswith("\ufeff"):  # a byte-order mark is not part of the first segment
         text = text[1:]
+    if strip:
+        return text.rstrip()
     if text.endswith("\n"):
         text = text[:-1]
     if text.endswith("\r"):
@@ -75,16 +79,17 @@ def _decode(raw: bytes, name: str, line: int) -> str:
     return text
 
 
-def read_lines(path: str) -> list[str]:
+def read_lines(path: str, *, strip: bool = False) -> list[str]:
     """One segment per line; ``-`` reads standard input.
 
     A final newline ends the last line (it does not add an empty segment);
     ``\\r\\n`` line ends are accepted.  Undecodable UTF-8 is an error naming
-    the file and line.
+    the file and line.  ``strip``: trailing whitespace is removed from every
+    line (``str.rstrip()``), as sacreBLEU's command line reads its files.
     """
     f = _open_binary(path)
     try:
-        return [_decode(raw, _name(path), i + 1) for i, raw in enumerate(f)]
+        return [_decode(raw, _name(path), i + 1, strip) for i, raw in enumerate(f)]
     finally:
         if f is not sys.stdin.buffer:
             f.close()
@@ -175,13 +180,14 @@ class RowChunk:
 
 
 def iter_text(hyp_path: str, ref_paths: Sequence[str], *, chunk_size: int,
-              keep_text: bool = False) -> Iterator[RowChunk]:
+              keep_text: bool = False, strip: bool = False) -> Iterator[RowChunk]:
     """Chunks of aligned lines; a line-count mismatch is an error before anything is scored.
 
     Regular files are counted first (cheap), so a mismatch stops the run
     before any output; for stdin the mismatch is found when a file ends.
     ``keep_text`` adds ``hyp`` and ``ref`` (or ``ref1``, ``ref2``, ...)
-    pass-through records, as the filter writes them.
+    pass-through records, as the filter writes them.  ``strip`` removes every
+    line's trailing whitespace (:func:`read_lines`).
     """
     ref_paths = list(ref_paths)
     if not ref_paths:
@@ -206,7 +212,8 @@ def iter_text(hyp_path: str, ref_paths: Sequence[str], *, chunk_size: int,
             n = lengths.pop()
             if n == 0:
                 return
-            cols = [[_decode(raw, nm, start + i + 1) for i, raw in enumerate(b)] for b, nm in zip(blocks, names)]
+            cols = [[_decode(raw, nm, start + i + 1, strip) for i, raw in enumerate(b)]
+                    for b, nm in zip(blocks, names)]
             hyps = cols[0]
             refs = cols[1] if len(cols) == 2 else [list(r) for r in zip(*cols[1:])]
             records = None
