@@ -142,6 +142,27 @@ def open_rows(args, keep):
     return rows, _parquet_rows(args.input) if fmt == "parquet" else None
 
 
+def refuse_empty(rows, args):
+    """``rows``, and an error after the last when there was none: sacreBLEU refuses an input that contains no
+    sentence (its command line exits 1 with "contains no sentence"; its ``corpus_score`` fails on an empty
+    list), so the commands that give its numbers do too (exit 2, before any output is written)."""
+    empty = True
+    for chunk in rows:
+        empty = False
+        yield chunk
+    if empty:
+        raise VecscoreError(empty_message(args))
+
+
+def empty_message(args, path=None) -> str:
+    path = path or (args.hyps if getattr(args, "hyps", None) is not None else args.input)
+    name = "<stdin>" if path == "-" else path
+    table = getattr(args, "input", None) is not None and path == args.input
+    fix = "give at least one row" if table else "give one segment per line"
+    return (f"{name} has no {'rows' if table else 'lines'}: vecscore {args.command} needs at least one segment, as "
+            f"sacreBLEU does (it refuses a test set that \"contains no sentence\"); {fix}")
+
+
 def _select_text(rows, keep, n_refs):
     valid = ["hyp", "ref"] if n_refs == 1 else ["hyp", *(f"ref{k + 1}" for k in range(n_refs))]
     bad = [k for k in keep if k not in valid]
@@ -199,6 +220,8 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
                             "write: add --summary FILE, or drop --per-pair")
     keep = keep if keep is not None else args.keep
     rows_iter, total = open_rows(args, keep if per_pair else None)
+    if sacrebleu_reading(args):
+        rows_iter = refuse_empty(rows_iter, args)
     rows_iter = prefetch(rows_iter)  # read the next chunk while this one is scored
     need_stats = spec.has_stats and (not per_pair or args.stats or args.summary is not None or intervals is not None)
     acc = CorpusAccumulator(spec)
@@ -301,6 +324,8 @@ def run_compare(args) -> int:
         if len(rows) != n:
             raise VecscoreError(f"{path} has {len(rows):,d} lines but {args.refs[0]} has {n:,d}; every file needs one "
                                 "line per segment")
+    if n == 0:
+        raise VecscoreError(empty_message(args, args.hyps[0]))
     makers = {"bleu": lambda: BLEU(**bleu_options(args)), "chrf": lambda: CHRF(**chrf_options(args)),
               "ter": lambda: TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
                                  asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive)}
