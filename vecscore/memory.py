@@ -21,6 +21,14 @@ True
 
 ``VECSCORE_NO_MALLOC_TUNING=1`` turns it off; ``VECSCORE_MALLOC_TOP_PAD``
 sets the pad in bytes (default 512 MiB).
+
+The pad is address space: every time the heap grows, glibc asks for the
+request *plus* the pad.  Under a limit (``ulimit -v``, i.e. ``RLIMIT_AS``, or
+``RLIMIT_DATA``) a 512 MiB pad alone can exceed the room left, and a job that
+fits fails with ``MemoryError`` or cannot load numba's compiler.  So the pad is
+capped at 1/:data:`LIMIT_SHARE` (1/16) of the room left under each limit that
+is set (:func:`top_pad_under_limits`), and not set at all when that leaves less
+than glibc's own default (128 KiB).
 """
 from __future__ import annotations
 
@@ -35,18 +43,70 @@ __all__ = ["tune_memory", "DEFAULT_TOP_PAD", "PairMemoryError"]
 
 DEFAULT_TOP_PAD = 512 << 20
 _M_TOP_PAD = -2  # glibc's mallopt parameter number
+_GLIBC_TOP_PAD = 128 << 10  # glibc's own default: a smaller cap is not worth a setting
+
+#: the pad takes at most 1/LIMIT_SHARE of the room left under a memory limit
+LIMIT_SHARE = 16
+
+
+def _status_bytes(key: str) -> int | None:
+    """A ``/proc/self/status`` size (``VmSize``, ``VmData``) in bytes, or ``None``."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(key.encode() + b":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_limits() -> list[tuple[str, int, int | None]]:
+    """``[(name, limit, used)]`` for each of ``RLIMIT_AS`` and ``RLIMIT_DATA`` that is set (soft limit, bytes),
+    with what the process uses of it now (``VmSize``, ``VmData``; ``None`` if unknown)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return []
+    out = []
+    for name, key in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            soft = resource.getrlimit(which)[0]
+        except (OSError, ValueError):
+            continue
+        if soft != resource.RLIM_INFINITY and soft >= 0:
+            out.append((name, int(soft), _status_bytes(key)))
+    return out
+
+
+def top_pad_under_limits(top_pad: int) -> int:
+    """``top_pad``, capped at 1/:data:`LIMIT_SHARE` of the room left under each memory limit that is set
+    (0 when a limit is reached, or when what the process uses of it is unknown)."""
+    pad = int(top_pad)
+    for _name, limit, used in memory_limits():
+        room = 0 if used is None else max(0, limit - used)
+        pad = min(pad, room // LIMIT_SHARE)
+    return max(pad, 0)
 
 
 def tune_memory(top_pad: int | None = None) -> bool:
     """Raise glibc's top pad to ``top_pad`` bytes; return whether it was applied.
 
     A no-op (``False``) off Linux, without glibc, or when the environment sets
-    ``VECSCORE_NO_MALLOC_TUNING=1``.
+    ``VECSCORE_NO_MALLOC_TUNING=1``.  Under a memory limit (``RLIMIT_AS``,
+    ``RLIMIT_DATA``) the pad is at most 1/16 of the room left under it, and
+    nothing is set (``False``) when that is below glibc's default of 128 KiB.
     """
     if not sys.platform.startswith("linux") or os.environ.get("VECSCORE_NO_MALLOC_TUNING") == "1":
         return False
     if top_pad is None:
         top_pad = int(os.environ.get("VECSCORE_MALLOC_TOP_PAD", DEFAULT_TOP_PAD))
+    top_pad = top_pad_under_limits(top_pad)
+    if top_pad < _GLIBC_TOP_PAD:
+        return False
     try:
         import ctypes
 

@@ -50,7 +50,7 @@ from vecscore.io.write import (
     write_json,
     write_text,
 )
-from vecscore.memory import tune_memory
+from vecscore.memory import memory_limits, tune_memory
 from vecscore.parallel import numba_threads
 
 __all__ = ["main", "build_parser"]
@@ -438,9 +438,63 @@ def main(argv=None) -> int:
         if isinstance(cause, (KeyboardInterrupt, Terminated)):
             return _interrupted(cause)
         raise
+    except MemoryError:
+        print(f"vecscore: error: {out_of_memory_message(args)}", file=sys.stderr)
+        return 2
+    except (OSError, ImportError) as exc:
+        message = load_failure_message(exc)
+        if message is None:
+            raise
+        print(f"vecscore: error: {message}", file=sys.stderr)
+        return 2
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _limits_text() -> str | None:
+    """The memory limits set on this process, for a message (``None``: none is set)."""
+    flags = {"RLIMIT_AS": "ulimit -v", "RLIMIT_DATA": "ulimit -d"}
+    parts = [f"{name} ({flags[name]}) {limit / 2**20:,.0f} MiB" for name, limit, _ in memory_limits()]
+    return " and ".join(parts) or None
+
+
+def out_of_memory_message(args) -> str:
+    """The one-line message of a ``MemoryError`` that reached the command line."""
+    chunk = getattr(args, "chunk_size", None)
+    smaller = f"lower --chunk-size (now {chunk:,d}) or --workers" if chunk else "score fewer segments per call"
+    limits = _limits_text()
+    if limits:
+        return (f"out of memory (MemoryError) under this process's memory limit: {limits}; raise the limit, or "
+                f"{smaller}")
+    return f"out of memory (MemoryError); free memory, or {smaller}"
+
+
+_MAP_FAILED = re.compile(r"failed to map segment|cannot allocate memory|libllvmlite", re.IGNORECASE)
+_LIBRARY = re.compile(r"([\w.+-]+\.so(?:\.[\d.]+)?)")
+
+
+def load_failure_message(exc: BaseException) -> str | None:
+    """The one-line message of a shared library (numba's compiler, ``libllvmlite.so``) that could not be loaded
+    under a memory limit, or ``None`` when ``exc`` is something else or no limit is set."""
+    limits = _limits_text()
+    if limits is None:
+        return None  # not a limit: a broken installation, whose traceback says more
+    texts, seen, e = [], set(), exc
+    while e is not None and id(e) not in seen:  # the error, and the ones it was raised from or during
+        seen.add(id(e))
+        texts.append(str(e))
+        e = e.__cause__ or e.__context__
+    hits = [t for t in texts if _MAP_FAILED.search(t)]
+    if not hits:
+        return None
+    libs = [m.group(1) for t in hits for m in _LIBRARY.finditer(t)]
+    lib = "libllvmlite.so" if any("libllvmlite" in t for t in hits) else (libs[0] if libs else "a shared library")
+    what = "numba's compiler, libllvmlite.so" if lib.startswith("libllvmlite") else lib
+    detail = next((t.rsplit(": ", 1)[-1] for t in texts if "failed to map segment" in t), "")
+    return (f"cannot load {what}{f' ({detail}),' if detail else ''} under this process's memory limit: {limits}; "
+            "raise the limit (numba's compiler alone maps about 200 MB of address space), or set "
+            "VECSCORE_ROUTE=plain to score without numba where the options allow (slower on large inputs)")
 
 
 class Terminated(BaseException):
