@@ -173,25 +173,8 @@ def test_atomic_output_replaces_only_on_success(tmp_path):
             pass
 
 
-def test_killed_process_leaves_no_partial_output(tmp_path):
-    (tmp_path / "h.txt").write_text("a b c d e f\n" * 200_000)
-    out = tmp_path / "o.jsonl"
-    cmd = [sys.executable, "-m", "vecscore.cli", "rouge", "--hyps", str(tmp_path / "h.txt"),
-           "--refs", str(tmp_path / "h.txt"),
-           "--per-pair", "-o", str(out), "--chunk-size", "1000"]
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE)
-    for _ in range(600):  # wait until the temporary file has data, then kill hard
-        tmps = [p for p in tmp_path.iterdir() if p.name.startswith(".o.jsonl.")]
-        if tmps and tmps[0].stat().st_size > 0:
-            break
-        if proc.poll() is not None:
-            break
-        import time
-
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    assert not out.exists()  # a temporary file may remain (SIGKILL), but never a partial output
+# A process killed by SIGKILL while writing -o FILE: tests/test_cli_conditions.py (no partial output and no
+# temporary file, with O_TMPFILE and with the named fallback).
 
 
 # --- pipes and progress ------------------------------------------------------------------

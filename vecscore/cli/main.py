@@ -43,6 +43,7 @@ from vecscore.io.stream import (
     make_spec,
 )
 from vecscore.io.write import (
+    OutputError,
     atomic_output,
     make_writer,
     output_format,
@@ -426,6 +427,8 @@ def main(argv=None) -> int:
     try:
         return RUNS[args.command](args)
     except VecscoreError as exc:
+        if isinstance(exc, OutputError) and exc.stdout:
+            _silence_stdout()  # the interpreter's last flush of what is left would fail again
         print(f"vecscore: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

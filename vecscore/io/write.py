@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import math
 import os
+import re
+import socket
+import stat
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -15,7 +19,8 @@ import numpy as np
 
 from vecscore.errors import MissingDependencyError, VecscoreError
 
-__all__ = ["OUTPUT_FORMATS", "output_format", "atomic_output", "make_writer", "progress_bar", "write_json"]
+__all__ = ["OUTPUT_FORMATS", "output_format", "atomic_output", "make_writer", "progress_bar", "write_json",
+           "OutputError", "remove_leftovers"]
 
 OUTPUT_FORMATS = ("json", "jsonl", "csv", "tsv", "parquet")
 _OUT_EXT = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv",
@@ -39,44 +44,261 @@ def _umask() -> int:
     return mask
 
 
+class OutputError(VecscoreError):
+    """An output could not be written (a full disk, a file-size limit, a device error).
+
+    ``stdout``: the output was standard output (part of it may have been written already).
+    """
+
+    def __init__(self, message: str, stdout: bool = False) -> None:
+        super().__init__(message)
+        self.stdout = stdout
+
+
+_WRITE_FIXES = {
+    errno.ENOSPC: "free space on its file system, or write elsewhere",
+    errno.EDQUOT: "free space within your disk quota, or write elsewhere",
+    errno.EFBIG: "raise the file-size limit (ulimit -f), or write elsewhere",
+}
+
+
+def output_error(name: str, exc: OSError, stdout: bool = False) -> OutputError:
+    """The one-line :class:`OutputError` of ``exc`` (an ``OSError``) while writing ``name``."""
+    code = errno.errorcode.get(exc.errno or 0)
+    reason = (exc.strerror or str(exc) or type(exc).__name__) + (f" ({code})" if code else "")
+    fix = _WRITE_FIXES.get(exc.errno, "check the device and the path")
+    left = "" if stdout else f"; {name} was not written (an existing file is left as it was)"
+    return OutputError(f"cannot write {name}: {reason}; {fix}{left}".replace("\n", " "), stdout=stdout)
+
+
+class _Guarded(io.BufferedIOBase):
+    """A binary output stream whose write errors (``OSError``, except a broken pipe) are an
+    :class:`OutputError` naming the output."""
+
+    def __init__(self, raw, name: str, stdout: bool = False) -> None:
+        super().__init__()
+        self._raw, self._name, self._stdout = raw, name, stdout
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return False
+
+    def seekable(self) -> bool:
+        return self._raw.seekable()
+
+    def write(self, b) -> int:
+        try:
+            return self._raw.write(b)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise output_error(self._name, exc, self._stdout) from None
+
+    def flush(self) -> None:
+        if self.closed or self._raw.closed:
+            return
+        try:
+            self._raw.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise output_error(self._name, exc, self._stdout) from None
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self._raw.seek(pos, whence)
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+
+#: the name of a temporary output while it is written, where an unnamed one (``O_TMPFILE``) is not available:
+#: ``.<target>.vecscore-tmp.<host>.<pid>.<random>``; a later run removes those of this host whose process is gone
+_LEFTOVER = re.compile(r"\..+\.vecscore-tmp\.(?P<host>[A-Za-z0-9_-]+)\.(?P<pid>\d+)\.[A-Za-z0-9_]+")
+_USE_TMPFILE = hasattr(os, "O_TMPFILE") and sys.platform.startswith("linux")
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname())[:64] or "host"
+
+
+def _temp_prefix(target: Path) -> str:
+    return f".{target.name}.vecscore-tmp.{_host()}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or cannot tell: keep its file
+        return True
+    return True
+
+
+def remove_leftovers(directory: Path) -> list[str]:
+    """Remove the temporary outputs in ``directory`` that processes of this host left when they were killed
+    (SIGKILL, a power cut), named as :data:`_LEFTOVER` with the id of a process that no longer exists; returns
+    their names."""
+    host, removed = _host(), []
+    try:
+        entries = [e.name for e in os.scandir(directory) if e.name.startswith(".") and ".vecscore-tmp." in e.name]
+    except OSError:
+        return removed
+    for name in entries:
+        m = _LEFTOVER.fullmatch(name)
+        if m is None or m["host"] != host or _alive(int(m["pid"])):
+            continue
+        try:
+            os.unlink(directory / name)
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
+def _open_unnamed(directory: Path):
+    """A file with no name in ``directory`` (Linux ``O_TMPFILE``): nothing is left if the process dies; ``None``
+    where the system or the file system does not support it."""
+    if not _USE_TMPFILE:
+        return None
+    try:
+        return os.open(directory, os.O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return None
+        raise
+
+
+def _publish_unnamed(fd: int, target: Path) -> None:
+    """Give the unnamed file ``fd`` the name ``target``, replacing a file of that name atomically."""
+    source = f"/proc/self/fd/{fd}"
+    # linkat(AT_SYMLINK_FOLLOW); os.link calls plain link(), which does not follow /proc's link, unless given a dir fd
+    folder = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            os.link(source, target.name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=True)
+            return  # no file of that name yet: linked in place at once
+        except FileExistsError:
+            pass
+        while True:  # linkat cannot replace a file: a temporary name (for an instant), then a rename over the target
+            tmp = f"{_temp_prefix(target)}{os.urandom(6).hex()}"
+            try:
+                os.link(source, tmp, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=True)
+                break
+            except FileExistsError:
+                continue
+        try:
+            os.replace(tmp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=folder)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(folder)
+
+
 @contextmanager
 def atomic_output(path: str):
     """A binary stream whose content appears at ``path`` only if the block completes.
 
-    The data goes to a temporary file in the target's directory, which is
-    flushed, synced and renamed over ``path`` at the end (``os.replace`` is
-    atomic on POSIX); on any exception, including KeyboardInterrupt, the
-    temporary file is removed and ``path`` is left as it was.  ``-`` is
-    standard output (written as it goes).
+    On Linux the data goes to a file with no name (``O_TMPFILE``) in the
+    target's directory, which is flushed, synced and linked in as ``path`` at
+    the end (over an existing file by a rename, atomic on POSIX); a process
+    killed on the way (even by SIGKILL) leaves nothing.  Elsewhere, or on a
+    file system without ``O_TMPFILE``, a hidden temporary file named with the
+    host and the process id is renamed at the end, and each later run removes
+    those of processes that no longer exist (:func:`remove_leftovers`).  On any
+    exception, including KeyboardInterrupt, nothing appears and ``path`` is
+    left as it was.  A write error (a full disk, a file-size limit) is an
+    :class:`OutputError` naming the output.  ``-`` is standard output, and a
+    ``path`` that is not a regular file (``/dev/null``, a FIFO) is written as
+    it goes.  A symbolic link is followed: the file it points to is replaced.
     """
     if path == "-":
-        out = sys.stdout.buffer
+        out = _Guarded(sys.stdout.buffer, "standard output", stdout=True)
         yield out
         out.flush()
         return
     target = Path(path)
     if target.is_dir():
         raise VecscoreError(f"cannot write {path}: it is a directory; give a file name")
-    directory = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):  # a device or a FIFO: nothing to replace
+        yield from _direct_output(path)
+        return
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    directory = target.parent if str(target.parent) else Path(".")
+    remove_leftovers(directory)
+    try:
+        fd = _open_unnamed(directory)
+        tmp = None
+        if fd is None:
+            fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix="", dir=directory)
     except FileNotFoundError:
         raise VecscoreError(f"cannot write {path}: the directory {directory} does not exist; create it first") from None
     except OSError as exc:
         raise VecscoreError(f"cannot write {path}: {exc.strerror or exc}; check the directory's permissions") from None
+    raw = os.fdopen(fd, "wb")
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
+        f = _Guarded(raw, path)
+        yield f
+        f.flush()
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+            os.fsync(raw.fileno())
+            if tmp is None:
+                _publish_unnamed(raw.fileno(), target)
+            else:
+                os.chmod(tmp, 0o666 & ~_umask())
+                os.replace(tmp, target)
+        except OSError as exc:
+            raise output_error(path, exc) from None
+    except BaseException:
+        _discard(raw)
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         raise
+    raw.close()  # flushed and synced: nothing left to fail
+
+
+def _discard(raw) -> None:
+    """Close an output that failed or is abandoned; what its buffer still holds is dropped (flushing it would
+    fail again, or write what is being discarded)."""
+    try:
+        raw.close()
+    except (OSError, ValueError):
+        pass
+
+
+def _direct_output(path: str):
+    try:
+        raw = open(path, "wb")
+    except OSError as exc:
+        raise VecscoreError(f"cannot write {path}: {exc.strerror or exc}; check the path and its permissions") from None
+    try:
+        f = _Guarded(raw, path)
+        yield f
+        f.flush()
+    except BaseException:
+        _discard(raw)
+        raise
+    try:
+        raw.close()
+    except OSError as exc:
+        raise output_error(path, exc) from None
 
 
 def json_safe(obj):
@@ -195,7 +417,7 @@ class CsvWriter:
     def abort(self) -> None:
         try:
             self.text.detach()
-        except ValueError:  # already detached
+        except (ValueError, OSError):  # already detached, or the output is failing (it is discarded)
             pass
 
 
