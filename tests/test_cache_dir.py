@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -143,6 +144,7 @@ def test_the_cache_key_covers_every_source_of_compiled_code():
 
 KEY = """
 import json
+import pickle
 from vecscore import cache_dir
 print(json.dumps([cache_dir.kernel_key(), cache_dir.chosen()[1]]))
 """
@@ -210,3 +212,34 @@ def test_a_damaged_cache_file_is_compiled_again(tmp_path, damage):
     third = _small_kernel(tmp_path)  # the file was replaced: no warning any more
     assert third.returncode == 0 and third.stdout.strip() == want
     assert "damaged" not in third.stderr, third.stderr
+
+
+@pytest.mark.parametrize("error, damaged", [
+    (pickle.UnpicklingError("invalid load key"), True),
+    (EOFError("Ran out of input"), True),
+    (MemoryError(), False),
+    (ImportError("cmath.so: failed to map segment from shared object"), False),
+])
+def test_only_a_damaged_file_is_removed(tmp_path, error, damaged, monkeypatch):
+    """A file that this process cannot load for want of memory (``ulimit -v``) is kept for the next process."""
+    from types import SimpleNamespace
+
+    from vecscore import _jit
+
+    index = tmp_path / "k.nbi"
+    index.write_bytes(b"index")
+    cache = SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index)))
+
+    def load(sig, target_context):
+        raise error
+
+    monkeypatch.setattr(_jit, "_warned_cache", [])
+    loader = _jit._cache_loader(cache, load, test_only_a_damaged_file_is_removed)
+    if damaged:
+        with pytest.warns(RuntimeWarning, match="damaged kernel cache file"):
+            assert loader(None, None) is None
+        assert not index.exists()
+    else:
+        with pytest.raises(type(error)):
+            loader(None, None)
+        assert index.read_bytes() == b"index"

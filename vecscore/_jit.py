@@ -128,6 +128,8 @@ def _cache_loader(cache, load, fn):
         try:
             return load(sig, target_context)
         except Exception as exc:  # a truncated, emptied or foreign file: pickle, EOF, LLVM errors
+            if _out_of_resources(exc):  # the file is fine; this process cannot load it (a memory limit)
+                raise
             files = cache._cache_file
             for path in (files._index_path,):
                 try:
@@ -144,6 +146,21 @@ def _cache_loader(cache, load, fn):
 
 
 _warned_cache: list[bool] = []
+
+
+def _out_of_resources(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) says the process ran out of memory or address space, rather than
+    that a file is damaged: a library that cannot be mapped under ``ulimit -v`` while unpickling a kernel."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, MemoryError):
+            return True
+        text = str(exc).lower()
+        if "failed to map segment" in text or "cannot allocate memory" in text:
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
 
 
 class _CallGuard:
