@@ -216,7 +216,12 @@ def test_cli_ter_is_sacrebleus_twice(tmp_path, capsys):
         assert row["ter_score"] == pytest.approx(sacrebleu.sentence_ter(h, [h, r2], normalized=True).score,
                                                  abs=1e-9)
     with sacrebleu_tokenizing_once():
-        assert want.score != sacrebleu.corpus_ter(hyps, [hyps, ref2], normalized=True).score
+        once = sacrebleu.corpus_ter(hyps, [hyps, ref2], normalized=True)
+    assert want.score != once.score
+    assert main(args + ["--ter-reference-normalization", "once"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["num_edits"], out["ref_length"]) == (once.num_edits, once.ref_length)
+    assert out["score"] == pytest.approx(once.score, abs=1e-9)
 
 
 # --- the option itself --------------------------------------------------------------------------------------------

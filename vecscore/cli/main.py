@@ -302,7 +302,8 @@ def run_chrf(args) -> int:
 
 def run_ter(args) -> int:
     options = {"normalized": args.ter_normalized, "no_punct": args.ter_no_punct,
-               "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive}
+               "asian_support": args.ter_asian_support, "case_sensitive": args.ter_case_sensitive,
+               "reference_normalization": args.ter_reference_normalization}
     return run_scoring(args, TerSpec(options, sentence=bool(args.per_pair)))
 
 
@@ -329,7 +330,8 @@ def run_compare(args) -> int:
         raise VecscoreError(empty_message(args, args.hyps[0]))
     makers = {"bleu": lambda: BLEU(**bleu_options(args)), "chrf": lambda: CHRF(**chrf_options(args)),
               "ter": lambda: TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
-                                 asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive)}
+                                 asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive,
+                                 reference_normalization=args.ter_reference_normalization)}
     metrics = [makers[m]() if m in makers else _rouge_metric(m, args) for m in dict.fromkeys(args.metrics)]
     baseline, *others = args.hyps
     with numba_threads(None):

@@ -135,6 +135,9 @@ def _ter_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ter-asian-support", action="store_true",
                    help="split Chinese and Japanese characters (with --ter-normalized or --ter-no-punct)")
     g.add_argument("--ter-case-sensitive", action="store_true", help="do not lowercase")
+    g.add_argument("--ter-reference-normalization", choices=("twice", "once"), default="twice",
+                   help="how often references are tokenized: twice as sacreBLEU 2.6 does (the default; it matters "
+                        "with --ter-normalized), or once as hypotheses (adds refnorm:once to the signature)")
 
 
 def _confidence_options(p: argparse.ArgumentParser, kind: str) -> None:
