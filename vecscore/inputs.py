@@ -1,4 +1,25 @@
-"""The input layer: what a batch of user input is, checked once, with errors in the user's terms.
+"""The input layer: a call's rows read once, at its public entry, checked, with errors in the user's terms.
+
+Every public function and method reads the user's hypotheses and references
+here first, and no later layer (a route, a kernel's reader, a plain twin)
+reads the user's objects again:
+
+* :func:`read_rows` reads hypotheses (or a shared set of references) into a
+  list that the call owns; every text is an exact ``str``: a ``str`` subclass
+  (an ``Enum`` member with a ``str`` mixin, NumPy's ``str_``, a class that
+  overrides ``__str__``, ``__len__``, ``lower``, ``split``, ``encode`` or
+  ``__eq__``) becomes ``str.__str__(x)``, the exact ``str`` of its
+  characters, so that no route calls the subclass's methods (rouge-score
+  and sacreBLEU score the characters too).  A list of exact ``str`` is
+  passed on as it is, after one C-level type check.
+* :func:`read_refs` reads the references into :class:`Refs`: every
+  reference, pair after pair (``flat``), and ``ptr`` (pair ``i``'s are
+  ``flat[ptr[i]:ptr[i + 1]]``).  Each list of references, and each stream,
+  is read in one pass that gives its items and its length together, so a
+  list that another thread changes during the call is seen whole, before or
+  after the change, and can never pair a hypothesis with another pair's
+  references.  The layout is decided here too, by one rule for every
+  function and method (:func:`read_refs`).
 
 Accepted inputs (decided by the type of the first hypothesis, never guessed per row):
 
@@ -17,23 +38,25 @@ the small-batch route (the ``plain`` module of each metric) start here.
 """
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
-__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "check_layout", "resolve_layout", "as_rows", "input_kind", "check_units",
-           "normalize_refs", "warn_empty_rows", "check_unicode", "user_row", "rows_named",
-           "batch_rows", "unicode_errors", "plain_str"]
+__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "resolve_layout", "as_rows", "read_rows",
+           "read_refs", "read_pairs", "cached_mismatch", "exact_text", "exact_units", "input_kind", "check_units",
+           "normalize_refs", "warn_empty_rows", "check_unicode", "user_row", "rows_named", "batch_rows",
+           "unicode_errors"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
-#: different meanings is an error (see :func:`resolve_layout`)
+#: different meanings is an error (see :func:`read_refs`)
 AUTO_LAYOUT = "auto"
 
 
@@ -46,14 +69,13 @@ def check_layout(refs_layout: str, auto: bool = True) -> str:
 
 
 def as_rows(rows: Any, what: str) -> list:
-    """The user's rows as one list, read once: any iterable, by iteration (never by index).
+    """The user's rows as one new list, read once: any iterable, by iteration (never by index).
 
     A pandas Series after filtering (an index without 0), a generator, a
     NumPy array or a custom sequence all give their items in iteration order.
     A ``Sequence`` whose ``len()`` disagrees with the items it yields is
     refused, as are a single string and objects that are not iterable.
-    (``str`` subclasses are made plain where Python code would call their
-    methods: :func:`plain_str`.)
+    (The items are taken as they are: :func:`read_rows` makes texts exact.)
     """
     if isinstance(rows, (str, bytes)):
         raise VecscoreError(f"{what} must be a sequence of texts (e.g. a list of str), not a single string "
@@ -76,104 +98,80 @@ def as_rows(rows: Any, what: str) -> list:
     return items
 
 
-def plain_str(items: list) -> list:
-    """``items`` with every ``str`` subclass instance replaced by a plain ``str`` of the same characters.
+# --- exact rows -----------------------------------------------------------------------------------
 
-    The kernels read a text's characters in place, so an overridden method
-    (``lower``, ``split``) never changes a score there; the Python routes call
-    this first so that it does not change one there either.
+
+def exact_text(x: str) -> str:
+    """``x`` as an exact ``str`` of its characters: ``x`` itself, or for a subclass ``str.__str__(x)``
+    (a copy made by ``str`` itself: the subclass's ``__str__`` is not called)."""
+    return x if type(x) is str else str.__str__(x)
+
+
+_UNIT_NAME = {"text": "a str", "tokens": "a list of str tokens", "ids": "a 1-d integer array"}
+
+
+def _unit_error(what: str, x: Any, kind: str) -> VecscoreError:
+    return VecscoreError(f"{what} is {x!r:.60}, not {_UNIT_NAME[kind]}; every row must be {_UNIT_NAME[kind]} "
+                         "(replace missing values, e.g. with an empty string)")
+
+
+def _all_str(rows) -> bool:
+    """Fast (C-level) check that every row is exactly a ``str``."""
+    return set(map(type, rows)) <= {str}
+
+
+def _all_token_lists(rows) -> bool:
+    """Fast (C-level) check that every row is a list or tuple of exactly ``str``."""
+    return set(map(type, rows)) <= {list, tuple} and _all_str(chain.from_iterable(rows))
+
+
+def _exact_tokens(x: Any) -> list | tuple | None:
+    """A token list with every token an exact ``str`` (``x`` itself when it is one already), or ``None``
+    when ``x`` is not a list of ``str``."""
+    if not isinstance(x, (list, tuple)):
+        return None
+    if type(x) in (list, tuple) and _all_str(x):
+        return x
+    toks = list(x)
+    for j, t in enumerate(toks):
+        if type(t) is not str:
+            if not isinstance(t, str):
+                return None
+            toks[j] = str.__str__(t)
+    return toks
+
+
+def exact_units(rows: list, kind: str, what: str) -> list:
+    """``rows`` (a list the call owns, changed in place) checked as rows of ``kind``, every text exact.
+
+    An exact list passes after one C-level type check; otherwise each row is
+    looked at once: a ``str`` subclass becomes :func:`exact_text` of it, a
+    row that is not of ``kind`` is named in the error (``hyps[3]``).
     """
-    if set(map(type, items)) <= {str}:
-        return items
-    return [str.__getitem__(x, slice(None)) if isinstance(x, str) and type(x) is not str else x for x in items]
+    if kind == "text":
+        if _all_str(rows):
+            return rows
+        for i, x in enumerate(rows):
+            if type(x) is not str:
+                if not isinstance(x, str):
+                    raise _unit_error(f"{what}[{i}]", x, kind)
+                rows[i] = str.__str__(x)
+        return rows
+    if kind == "tokens":
+        if _all_token_lists(rows):
+            return rows
+        for i, x in enumerate(rows):
+            toks = _exact_tokens(x)
+            if toks is None:
+                raise _unit_error(f"{what}[{i}]", x, kind)
+            rows[i] = toks
+        return rows
+    check_units(rows, kind, what)
+    return rows
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def check_unicode(rows: Sequence[Any], what: str) -> None:
-    """Refuse text that is not valid Unicode: a lone surrogate (from bytes decoded with ``surrogateescape``
-    or a broken JSON escape) cannot be encoded, and the official tools disagree on what it is.
-
-    ``rows`` is a list whose items are texts, or (nested) lists of texts; the
-    error names the user's item, e.g. ``refs[3][1]``.
-    """
-    try:
-        if all(map(str.isascii, rows)):
-            return
-    except TypeError:  # not all str: walk the items
-        pass
-    for i, x in enumerate(rows):
-        if isinstance(x, str):
-            if not x.isascii():
-                m = _SURROGATE.search(x)
-                if m:
-                    raise VecscoreError(
-                        f"{what}[{i}] has a lone surrogate (U+{ord(m.group()):04X}) at character {m.start()}, which is "
-                        "not valid Unicode text; decode the input with errors='replace' or remove the character"
-                    )
-        elif isinstance(x, (list, tuple)):
-            check_unicode(x, f"{what}[{i}]")
-
-
-def user_row(row: int, hyps: Sequence[Any], refs: Sequence[Any], refs_layout: str = "per-example") -> str:
-    """The user's name of text ``row`` of a call (hypotheses first, then the flattened references)."""
-    n_pairs = len(hyps)
-    if row < n_pairs:
-        return f"hyps[{row}]"
-    try:
-        _, ptr = normalize_refs(refs, n_pairs, input_kind(hyps), refs_layout)
-    except VecscoreError:
-        return f"reference {row - n_pairs} (counting all pairs' references)"
-    k = row - n_pairs
-    i = int(np.searchsorted(ptr, k, side="right") - 1)
-    if refs_layout == "streams":
-        return f"reference {k - int(ptr[i]) + 1} of pair {i}"
-    single = ptr[i + 1] - ptr[i] == 1 and not isinstance(refs[i], (list, tuple))
-    return f"refs[{i}]" if single else f"refs[{i}][{k - int(ptr[i])}]"
-
-
-@contextmanager
-def unicode_errors(hyps: Any, refs: Any) -> Iterator[None]:
-    """On the compiled route: an encoding failure becomes :func:`check_unicode`'s error naming the row.
-
-    (The plain route checks up front; on a large batch that pass would cost
-    a read of every string, so the kernels' own encoding finds the problem.)
-    """
-    try:
-        yield
-    except (UnicodeError, VecscoreError):
-        check_unicode(hyps, "hyps")
-        if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-            check_unicode(refs, "refs")
-        raise
-
-
-@contextmanager
-def rows_named(hyps: Any, refs: Any, refs_layout: str = "per-example") -> Iterator[None]:
-    """Turn a :class:`~vecscore.errors.RowError` raised inside the block into the user's terms."""
-    try:
-        yield
-    except RowError as exc:
-        name = user_row(exc.row, hyps, refs, refs_layout)
-        raise VecscoreError(exc.template.format(row=name)) from None
-
-
-def batch_rows(hyps: Sequence[Any], refs: Sequence[Any],
-               refs_layout: str = "per-example") -> tuple[str, list, np.ndarray]:
-    """``(kind, rows, ref_ptr)`` of a checked batch: every text, hypotheses first, then the flattened references.
-
-    The references of pair ``i`` are rows ``n + ref_ptr[i] .. n + ref_ptr[i + 1]``.
-    """
-    hyps = as_rows(hyps, "hyps")
-    kind = input_kind(hyps)
-    check_units(hyps, kind, "hyps")
-    flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
-    return kind, hyps + flat_refs, ref_ptr
-
-
-def input_kind(hyps: Sequence[Any]) -> str:
-    """``"text"``, ``"tokens"`` or ``"ids"``, from the first hypothesis."""
+def input_kind(hyps: Sequence[Any], what: str = "hyps") -> str:
+    """``"text"``, ``"tokens"`` or ``"ids"``, from the first row."""
     if len(hyps) == 0:
         return "text"
     h = hyps[0]
@@ -188,8 +186,17 @@ def input_kind(hyps: Sequence[Any]) -> str:
             return "ids"
         return "tokens"
     raise VecscoreError(
-        f"hyps[0] is {type(h).__name__}; expected str (text), a list of str (tokens) or an integer array (token ids)"
+        f"{what}[0] is {type(h).__name__}; expected str (text), a list of str (tokens) or an integer array "
+        "(token ids)"
     )
+
+
+def read_rows(rows: Any, what: str = "hyps", kind: str | None = None) -> tuple[list, str]:
+    """``(rows, kind)``: the user's rows read once (:func:`as_rows`) into a new list of exact rows
+    (:func:`exact_units`); ``kind`` from the first row unless given."""
+    rows = as_rows(rows, what)
+    kind = input_kind(rows, what) if kind is None else kind
+    return exact_units(rows, kind, what), kind
 
 
 def _is_unit(x, kind: str) -> bool:
@@ -202,17 +209,13 @@ def _is_unit(x, kind: str) -> bool:
     return isinstance(x, (list, tuple)) and all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in x)
 
 
-_UNIT_NAME = {"text": "a str", "tokens": "a list of str tokens", "ids": "a 1-d integer array"}
-
-
-def _all_str(rows) -> bool:
-    """Fast (C-level) check that every row is exactly a ``str``."""
-    return set(map(type, rows)) <= {str}
-
-
-def _all_token_lists(rows) -> bool:
-    """Fast (C-level) check that every row is a list or tuple of exactly ``str``."""
-    return set(map(type, rows)) <= {list, tuple} and _all_str(chain.from_iterable(rows))
+def _exact_unit(x, kind: str):
+    """``x`` as an exact row of ``kind``, or ``None`` when it is not one."""
+    if kind == "text":
+        return exact_text(x) if isinstance(x, str) else None
+    if kind == "tokens":
+        return _exact_tokens(x)
+    return x if _is_unit(x, kind) else None
 
 
 def check_units(rows: Sequence[Any], kind: str, what: str) -> None:
@@ -220,163 +223,556 @@ def check_units(rows: Sequence[Any], kind: str, what: str) -> None:
         return
     bad = next((i for i, x in enumerate(rows) if not _is_unit(x, kind)), None)
     if bad is not None:
-        raise VecscoreError(
-            f"{what}[{bad}] is {rows[bad]!r:.60}, not {_UNIT_NAME[kind]}; every row must be {_UNIT_NAME[kind]} "
-            "(replace missing values, e.g. with an empty string)"
-        )
+        raise _unit_error(f"{what}[{bad}]", rows[bad], kind)
 
 
-def _sequence(x) -> bool:
-    return not isinstance(x, (str, bytes)) and hasattr(x, "__iter__") and hasattr(x, "__len__")
+# --- references -----------------------------------------------------------------------------------
 
 
-def _could_be_streams(refs, n_pairs: int) -> bool:
-    return len(refs) > 0 and all(_sequence(s) and len(s) == n_pairs for s in refs)
+class Refs(Sequence):
+    """A call's references, read once by :func:`read_refs`: pair ``i``'s are ``flat[ptr[i]:ptr[i + 1]]``.
 
+    ``flat`` holds exact rows (``str``, token lists or id arrays), pair after
+    pair, with streams' missing references (``None``) left out.  ``layout`` is
+    the layout the user's references came in; with ``what`` (the argument's
+    name) it gives every row its user's name (:meth:`name`: ``refs[2][1]``).
 
-def _same(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(np.asarray(a), np.asarray(b))
-    return a == b
-
-
-def resolve_layout(refs: Any, n_pairs: int, refs_layout: str) -> str:
-    """The layout of ``refs``: ``refs_layout`` itself, or under ``"auto"`` the one that fits.
-
-    ``"auto"`` (sacreBLEU's function names use it) never guesses: sacreBLEU's
-    streams (``refs[k][i]``, every stream one entry per hypothesis) and
-    vecscore's per-example layout (``refs[i]``: one reference or a list) are
-    told apart by shape, and when both fit with different meanings (as many
-    streams as hypotheses, e.g. two hypotheses with two references each) the
-    call is refused with the two ways to say which is meant.
+    A :class:`Refs` is also the sequence of its pairs' entries (one
+    reference, or the list of a pair's references), and every function that
+    takes references takes it as they are, without reading anything again.
     """
-    if refs_layout != AUTO_LAYOUT:
-        return refs_layout
-    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
-        return "per-example"  # normalize_refs reports it
-    refs = refs if isinstance(refs, list) else as_rows(refs, "refs")
-    if not _could_be_streams(refs, n_pairs):
-        return "per-example"
-    if len(refs) != n_pairs:
-        return "streams"
-    square = [s if isinstance(s, (list, tuple)) else as_rows(s, "refs") for s in refs]
-    if all(_same(square[k][i], square[i][k]) for k in range(n_pairs) for i in range(k)):
-        return "streams"  # the two readings agree when the square is symmetric (e.g. one pair)
-    raise VecscoreError(
+
+    __slots__ = ("flat", "ptr", "layout", "what", "kind", "_single", "_stream")
+
+    def __init__(self, flat: list, ptr: np.ndarray, layout: str = "per-example", what: str = "refs",
+                 single: bool | np.ndarray = False, stream: np.ndarray | None = None, kind: str = "text"):
+        self.flat = flat
+        self.ptr = ptr
+        self.layout = layout
+        self.what = what
+        self.kind = kind  # "text", "tokens" or "ids"
+        self._single = single  # per pair: its entry was one reference, not a list (for names and entries)
+        self._stream = stream  # streams with missing references: the stream of every row of flat
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.ptr) - 1
+
+    @property
+    def nrefs(self) -> np.ndarray:
+        return np.diff(self.ptr)
+
+    @property
+    def one_each(self) -> bool:
+        """Every pair has exactly one reference (then ``flat[i]`` is pair ``i``'s)."""
+        return len(self.flat) == self.n_pairs
+
+    def _is_single(self, i: int) -> bool:
+        s = self._single
+        return bool(s) if isinstance(s, (bool, np.bool_)) else bool(s[i])
+
+    def __len__(self) -> int:
+        return self.n_pairs
+
+    def __getitem__(self, i):  # type: ignore[override]  # an int: one pair's entry
+        if i < 0:
+            i += self.n_pairs
+        if not 0 <= i < self.n_pairs:
+            raise IndexError(i)
+        a, b = int(self.ptr[i]), int(self.ptr[i + 1])
+        return self.flat[a] if b - a == 1 and self._is_single(i) else self.flat[a:b]
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.__getitem__, range(self.n_pairs))
+
+    def name(self, row: int) -> str:
+        """The user's name of reference row ``row`` of ``flat``: ``refs[i]``, ``refs[i][j]``, or for streams
+        ``refs[k][i]`` (stream ``k``, pair ``i``)."""
+        i = int(np.searchsorted(self.ptr, row, side="right") - 1)
+        j = row - int(self.ptr[i])
+        if self.layout == "streams":
+            k = j if self._stream is None else int(self._stream[row])
+            return f"{self.what}[{k}][{i}]"
+        return f"{self.what}[{i}]" if self._is_single(i) else f"{self.what}[{i}][{j}]"
+
+    def replaced(self, flat: list) -> Refs:
+        """The same pairs with ``flat`` (as long as this one's) in place of their references."""
+        return Refs(flat, self.ptr, self.layout, self.what, self._single, self._stream, self.kind)
+
+    def repeated(self, k: int) -> Refs:
+        """The references of ``k`` concatenated copies of the pairs (for ``k`` systems scored in one call)."""
+        n_rows = len(self.flat)
+        ptr = (self.ptr[:-1][None, :] + n_rows * np.arange(k, dtype=np.int64)[:, None]).ravel()
+        ptr = np.append(ptr, n_rows * k).astype(np.int64)
+        single = self._single if isinstance(self._single, (bool, np.bool_)) else np.tile(self._single, k)
+        stream = None if self._stream is None else np.tile(self._stream, k)
+        return Refs(self.flat * k, ptr, self.layout, self.what, single, stream, self.kind)
+
+    def __repr__(self) -> str:
+        return f"Refs({self.n_pairs} pairs, {len(self.flat)} references, read from {self.layout!r} {self.what})"
+
+
+def _count_error(n_entries: int, n_pairs: int) -> VecscoreError:
+    return VecscoreError(
+        f"got {n_pairs} hypotheses but {n_entries} reference entries; they must have the same length "
+        "(for sacreBLEU-style reference streams pass refs_layout='streams')"
+    )
+
+
+def _ambiguous(n_pairs: int) -> VecscoreError:
+    return VecscoreError(
         f"refs could be read two ways: {n_pairs} reference streams (sacreBLEU's layout, refs[k][i]) or, per "
         f"hypothesis, a list of {n_pairs} references (refs[i][k]); pass refs_layout='streams' or "
         "refs_layout='per-example'"
     )
 
 
-def normalize_refs(refs: Any, n_pairs: int, kind: str,
-                   refs_layout: str = "per-example") -> tuple[list, np.ndarray]:
-    """Flatten references into ``(flat_refs, ref_ptr)``; errors name the row."""
-    if refs_layout not in (*REFS_LAYOUTS, AUTO_LAYOUT):
-        raise VecscoreError(f"refs_layout must be one of {(*REFS_LAYOUTS, AUTO_LAYOUT)}, not {refs_layout!r}")
-    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
-        raise VecscoreError("refs must be a sequence with one entry per hypothesis (or streams with "
+def _iterable(x) -> bool:
+    return not isinstance(x, (str, bytes)) and hasattr(x, "__iter__")
+
+
+def read_refs(refs: Any, n_pairs: int | None, kind: str, refs_layout: str = "per-example",
+              what: str = "refs") -> Refs:
+    """The user's references read once into :class:`Refs` (a :class:`Refs` is returned as it is).
+
+    ``n_pairs``: the number of hypotheses (``None``: references cached alone,
+    see below).  Layouts:
+
+    ``"per-example"``
+        ``refs[i]`` is pair ``i``'s reference or list of references.
+    ``"streams"``
+        sacreBLEU's ``refs[k][i]``, every stream one entry per hypothesis
+        (``None``: missing).
+    ``"auto"``
+        The one of the two that the shape fits: streams when every entry is
+        a sequence with one entry per hypothesis, else per-example; when both
+        fit with different meanings (as many streams as hypotheses, and the
+        square not symmetric) the call is refused and names both spellings.
+        So sacreBLEU's own calls give sacreBLEU's numbers, and no shape is
+        read one way when it could mean the other.  With ``n_pairs=None``
+        (a class's cached references, before any hypothesis), equal-length
+        sequences are streams (sacreBLEU's) unless they are as many as
+        their length; then they are ambiguous as above.
+    """
+    if isinstance(refs, Refs):
+        if n_pairs is not None and refs.n_pairs != n_pairs:
+            raise _count_error(refs.n_pairs, n_pairs)
+        if refs.kind != kind:
+            raise VecscoreError(f"the hypotheses are {kind} but the references were read as {refs.kind}")
+        return refs
+    check_layout(refs_layout)
+    if not _iterable(refs):
+        raise VecscoreError(f"{what} must be a sequence with one entry per hypothesis (or streams with "
                             "refs_layout='streams')")
-    refs = as_rows(refs, "refs")
-    refs_layout = resolve_layout(refs, n_pairs, refs_layout)
-    if refs_layout == "streams":
-        for k, stream in enumerate(refs):
-            if isinstance(stream, (str, bytes)) or not hasattr(stream, "__iter__"):
-                raise VecscoreError(f"reference stream {k} is not a sequence of references")
-            refs[k] = as_rows(stream, f"refs[{k}]")
-    fast = _fast_flatten(refs, n_pairs, kind, refs_layout)
-    if fast is not None:
-        return fast
-    if refs_layout == "streams":
-        if len(refs) == 0:
+    entries = as_rows(refs, what)
+    if kind == "text":
+        return _text_refs(entries, n_pairs, refs_layout, what)
+    read = _other_refs(entries, n_pairs, kind, refs_layout, what)
+    read.kind = kind
+    return read
+
+
+def read_pairs(hyps: Any, refs: Any, refs_layout: str = "per-example", *, hyps_name: str = "hyps",
+               refs_name: str = "refs") -> tuple[list, str, Refs]:
+    """``(hyps, kind, refs)``: a call's hypotheses (:func:`read_rows`) and references (:func:`read_refs`),
+    each read once."""
+    rows, kind = read_rows(hyps, hyps_name)
+    return rows, kind, read_refs(refs, len(rows), kind, refs_layout, refs_name)
+
+
+def _any(single) -> bool:
+    return bool(single) if isinstance(single, (bool, np.bool_)) else bool(single.any())
+
+
+def _text_refs(entries: list, n_pairs: int | None, layout: str, what: str) -> Refs:
+    """:func:`read_refs` of texts: every entry read once (C-level for lists and tuples of references)."""
+    types = set(map(type, entries))
+    if types <= {str} and layout != "streams":
+        n = len(entries) if n_pairs is None else n_pairs
+        if len(entries) != n:
+            raise _count_error(len(entries), n)
+        return Refs(entries, np.arange(n + 1, dtype=np.int64), "per-example", what, True)
+    single: bool | np.ndarray = False
+    if types <= {list, tuple}:
+        flat: list = []
+        # list += entry: each entry read once, its items appended and the running length taken together
+        ends = np.fromiter(map(len, map(flat.__iadd__, entries)), np.int64, count=len(entries))
+    else:
+        flat, ends, single = _read_entries(entries, layout, what)
+    ptr = np.zeros(len(entries) + 1, np.int64)
+    ptr[1:] = ends
+    missing = _exact_texts(flat, ptr, single, what)
+    if layout == AUTO_LAYOUT:
+        layout = _text_layout(flat, ptr, single, n_pairs, missing)
+    if layout == "streams":
+        return _streams(flat, ptr, single, n_pairs, missing, what)
+    n = len(entries) if n_pairs is None else n_pairs
+    if len(entries) != n:
+        raise _count_error(len(entries), n)
+    lens = np.diff(ptr)
+    empty = int(np.argmax(lens == 0)) if (lens == 0).any() else n
+    none = _first_none(flat) if missing else None
+    if none is not None and int(np.searchsorted(ptr, none, side="right")) - 1 < empty:
+        raise VecscoreError(f"{_entry_name(ptr, single, none, what)} is None, not a str")
+    if empty < n:
+        raise VecscoreError(f"{what}[{empty}] is an empty list of references; every pair needs at least one reference")
+    return Refs(flat, ptr, "per-example", what, single)
+
+
+def _read_entries(entries: list, layout: str, what: str) -> tuple[list, np.ndarray, np.ndarray]:
+    """``(flat, ends, single)`` of entries that are not all lists or tuples: each read once."""
+    flat: list = []
+    ends = np.empty(len(entries), np.int64)
+    single = np.zeros(len(entries), np.bool_)
+    for k, e in enumerate(entries):
+        if isinstance(e, str):
+            flat.append(e)
+            single[k] = True
+        elif _iterable(e):
+            flat += as_rows(e, f"{what}[{k}]")
+        elif layout == "streams":
+            raise VecscoreError(f"reference stream {k} is not a sequence of references")
+        else:
+            raise VecscoreError(f"{what}[{k}] is {e!r:.60}; expected a str or a list of them")
+        ends[k] = len(flat)
+    return flat, ends, single
+
+
+def _entry_name(ptr: np.ndarray, single, row: int, what: str) -> str:
+    """The user's name of item ``row`` of the entries read into ``flat``: ``refs[k]`` or ``refs[k][j]``."""
+    k = int(np.searchsorted(ptr, row, side="right") - 1)
+    one = bool(single) if isinstance(single, (bool, np.bool_)) else bool(single[k])
+    return f"{what}[{k}]" if one else f"{what}[{k}][{row - int(ptr[k])}]"
+
+
+def _exact_texts(flat: list, ptr: np.ndarray, single, what: str) -> bool:
+    """Make every text of ``flat`` exact (in place); whether it holds a ``None``. Other items are named."""
+    if _all_str(flat):
+        return False
+    missing = False
+    for row, x in enumerate(flat):
+        if type(x) is not str:
+            if isinstance(x, str):
+                flat[row] = str.__str__(x)
+            elif x is None:
+                missing = True
+            else:
+                raise VecscoreError(f"{_entry_name(ptr, single, row, what)} is {x!r:.60}, not a str")
+    return missing
+
+
+def _first_none(flat: list) -> int:
+    return next(i for i, x in enumerate(flat) if x is None)
+
+
+def _transposed(flat: list, n: int) -> list:
+    """``flat`` read as an ``n x n`` table, row after row, transposed (C-level slices)."""
+    out = [None] * (n * n)
+    for k in range(n):
+        out[k::n] = flat[k * n:(k + 1) * n]
+    return out
+
+
+def _text_layout(flat: list, ptr: np.ndarray, single, n_pairs: int | None, missing: bool) -> str:
+    """``"auto"``'s layout of entries read into ``flat`` (texts exact, or ``None``: ``missing``)."""
+    n_entries = len(ptr) - 1
+    if n_entries == 0 or _any(single):
+        return "per-example"
+    lens = np.diff(ptr)
+    m = int(lens[0]) if n_pairs is None else n_pairs
+    if not (lens == m).all():
+        if n_pairs is not None and n_entries != n_pairs:
+            raise _neither(lens, n_pairs)
+        return "per-example"
+    if n_entries != m or missing:  # None marks a missing reference, in streams only
+        return "streams"
+    if flat == _transposed(flat, m):  # exact str and None: no user code runs
+        return "streams"  # the two readings agree when the square is symmetric (e.g. one pair)
+    raise _ambiguous(m)
+
+
+def _neither(lens: np.ndarray, n_pairs: int) -> VecscoreError:
+    """The error of lists of references that fit neither layout."""
+    k = int(np.argmax(lens != n_pairs))
+    return VecscoreError(
+        f"got {n_pairs} hypotheses but {len(lens)} reference entries, which fit neither layout: per hypothesis "
+        f"(refs[i]) there must be one entry per hypothesis; as sacreBLEU's reference streams (refs[k][i]), "
+        f"reference stream {k} has {int(lens[k])} references but there are {n_pairs} hypotheses (every stream "
+        "needs one entry per hypothesis, None for a missing one)"
+    )
+
+
+def _streams(flat: list, ptr: np.ndarray, single, n_pairs: int | None, missing: bool, what: str) -> Refs:
+    """Streams (``flat``: stream after stream) regrouped pair after pair, ``None`` left out."""
+    n_streams = len(ptr) - 1
+    if n_streams == 0:
+        raise VecscoreError("refs_layout='streams' needs at least one reference stream")
+    if _any(single):
+        k = int(np.argmax(single)) if isinstance(single, np.ndarray) else 0
+        raise VecscoreError(f"reference stream {k} is not a sequence of references")
+    lens = np.diff(ptr)
+    n = int(lens[0]) if n_pairs is None else n_pairs
+    bad = np.flatnonzero(lens != n)
+    if bad.size:
+        k = int(bad[0])
+        raise VecscoreError(f"reference stream {k} has {int(lens[k])} references but there are {n} hypotheses; "
+                            "every stream needs one entry per hypothesis (None for a missing one)")
+    if not missing:
+        if n_streams == 1:
+            rows = flat
+        else:
+            rows = [None] * (n_streams * n)
+            for k in range(n_streams):
+                rows[k::n_streams] = flat[k * n:(k + 1) * n]
+        return Refs(rows, np.arange(0, n_streams * n + 1, n_streams, dtype=np.int64), "streams", what)
+    present = ~np.fromiter(map(operator.is_, flat, repeat(None)), np.bool_, count=len(flat))
+    grid = present.reshape(n_streams, n)
+    counts = grid.sum(axis=0)
+    if (counts == 0).any():
+        i = int(np.argmax(counts == 0))
+        raise VecscoreError(f"pair {i} has no reference: it is None in every reference stream; "
+                            "every hypothesis needs at least one reference")
+    order = np.arange(n_streams * n, dtype=np.int64).reshape(n_streams, n).T.ravel()  # pair after pair
+    keep = order[present[order]]
+    new_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=new_ptr[1:])
+    return Refs(list(map(flat.__getitem__, keep.tolist())), new_ptr, "streams", what, stream=keep // max(n, 1))
+
+
+def _sequence(x) -> bool:
+    return _iterable(x) and hasattr(x, "__len__")
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        a, b = _exact_tokens(a) or a, _exact_tokens(b) or b  # tokens compared by their characters
+        return list(a) == list(b)
+    return a == b
+
+
+def _other_layout(entries: list, n_pairs: int | None) -> str:
+    """``"auto"``'s layout of token or id references (each sequence entry read once, into ``entries``)."""
+    if not entries or not all(_sequence(s) for s in entries):
+        return "per-example"
+    for k, s in enumerate(entries):
+        if not isinstance(s, (list, tuple)):
+            entries[k] = as_rows(s, f"refs[{k}]")
+    m = len(entries[0]) if n_pairs is None else n_pairs
+    if any(len(s) != m for s in entries):
+        if n_pairs is not None and len(entries) != n_pairs:
+            raise _neither(np.fromiter(map(len, entries), np.int64, len(entries)), n_pairs)
+        return "per-example"
+    if len(entries) != m or any(x is None for s in entries for x in s):  # None: a missing reference (streams)
+        return "streams"
+    if all(_same(entries[k][i], entries[i][k]) for k in range(m) for i in range(k)):
+        return "streams"
+    raise _ambiguous(m)
+
+
+def _other_refs(entries: list, n_pairs: int | None, kind: str, layout: str, what: str) -> Refs:
+    """:func:`read_refs` of token lists and token ids."""
+    if layout == AUTO_LAYOUT:
+        layout = _other_layout(entries, n_pairs)
+    stream = None
+    if layout == "streams":
+        if not entries:
             raise VecscoreError("refs_layout='streams' needs at least one reference stream")
-        for k, stream in enumerate(refs):
-            if len(stream) != n_pairs:
-                raise VecscoreError(
-                    f"reference stream {k} has {len(stream)} references but there are {n_pairs} hypotheses; "
-                    "every stream needs one entry per hypothesis (None for a missing one)"
-                )
-        refs = [[s[i] for s in refs if s[i] is not None] for i in range(n_pairs)]
-        missing = next((i for i, r in enumerate(refs) if not r), None)
+        for k, s in enumerate(entries):
+            if not _iterable(s):
+                raise VecscoreError(f"reference stream {k} is not a sequence of references")
+            entries[k] = as_rows(s, f"{what}[{k}]")
+        n = len(entries[0]) if n_pairs is None else n_pairs
+        for k, s in enumerate(entries):
+            if len(s) != n:
+                raise VecscoreError(f"reference stream {k} has {len(s)} references but there are {n} hypotheses; "
+                                    "every stream needs one entry per hypothesis (None for a missing one)")
+        per_pair = [[(s[i], k) for k, s in enumerate(entries) if s[i] is not None] for i in range(n)]
+        missing = next((i for i, r in enumerate(per_pair) if not r), None)
         if missing is not None:
-            raise VecscoreError(
-                f"pair {missing} has no reference: it is None in every reference stream; "
-                "every hypothesis needs at least one reference"
-            )
-    if len(refs) != n_pairs:
-        raise VecscoreError(
-            f"got {n_pairs} hypotheses but {len(refs)} reference entries; they must have the same length "
-            "(for sacreBLEU-style reference streams pass refs_layout='streams')"
-        )
-    if kind == "text" and _all_str(refs):
-        return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
-    if all(_is_unit(r, kind) for r in refs):
-        return plain_str(list(refs)), np.arange(n_pairs + 1, dtype=np.int64)
-    flat = []
-    counts = np.empty(n_pairs, np.int64)
-    for i, r in enumerate(refs):
-        if _is_unit(r, kind) and not (kind != "text" and len(r) == 0):
-            flat.append(r)
+            raise VecscoreError(f"pair {missing} has no reference: it is None in every reference stream; "
+                                "every hypothesis needs at least one reference")
+        stream = np.fromiter((k for r in per_pair for _, k in r), np.int64)
+        entries = [[x for x, _ in r] for r in per_pair]
+    n = len(entries) if n_pairs is None else n_pairs
+    if len(entries) != n:
+        raise _count_error(len(entries), n)
+    fast = _fast_tokens(entries, n) if kind == "tokens" and stream is None else None
+    if fast is not None:
+        flat, ptr, single = fast
+    else:
+        flat, ptr, single = _checked_entries(entries, n, kind, what)
+    if stream is not None:
+        return Refs(flat, ptr, "streams", what, stream=stream)
+    return Refs(flat, ptr, "per-example", what, single)
+
+
+def _fast_tokens(entries: list, n: int):
+    """Per-example token lists by C-level checks: every entry one reference (a list of ``str``) or every
+    entry a list of them; ``None``: take the checked path."""
+    if n == 0 or not set(map(type, entries)) <= {list, tuple}:
+        return None
+    flat: list = []
+    ends = np.fromiter(map(len, map(flat.__iadd__, entries)), np.int64, count=n)
+    ptr = np.zeros(n + 1, np.int64)
+    ptr[1:] = ends
+    if (np.diff(ptr) == 0).any():
+        return None
+    inner = set(map(type, flat))
+    if inner <= {str}:  # one reference per pair
+        return entries, np.arange(n + 1, dtype=np.int64), True
+    if inner <= {list, tuple} and _all_str(chain.from_iterable(flat)):
+        return flat, ptr, False
+    return None
+
+
+def _checked_entries(entries: list, n: int, kind: str, what: str):
+    """``(flat, ptr, single)`` of per-example entries, each read once; errors name the row."""
+    entries = [list(r) if isinstance(r, (list, tuple)) else r for r in entries]  # each read once
+    units = [_exact_unit(r, kind) for r in entries]
+    if all(u is not None for u in units):  # one reference per pair (an empty token list too)
+        return units, np.arange(n + 1, dtype=np.int64), True
+    flat: list = []
+    counts = np.empty(n, np.int64)
+    single = np.zeros(n, np.bool_)
+    for i, (r, unit) in enumerate(zip(entries, units)):
+        if unit is not None and not (kind != "text" and len(r) == 0):
+            flat.append(unit)
             counts[i] = 1
+            single[i] = True
             continue
-        if not isinstance(r, (list, tuple)):
-            raise VecscoreError(f"refs[{i}] is {r!r:.60}; expected {_UNIT_NAME[kind]} or a list of them")
+        if not isinstance(r, list):
+            raise VecscoreError(f"{what}[{i}] is {r!r:.60}; expected {_UNIT_NAME[kind]} or a list of them")
         if len(r) == 0:
             hint = " (write [[]] for one empty reference)" if kind != "text" else ""
-            raise VecscoreError(f"refs[{i}] is an empty list of references; "
+            raise VecscoreError(f"{what}[{i}] is an empty list of references; "
                                 f"every pair needs at least one reference{hint}")
-        bad = next((j for j, x in enumerate(r) if not _is_unit(x, kind)), None)
-        if bad is not None:
-            raise VecscoreError(f"refs[{i}][{bad}] is {r[bad]!r:.60}, not {_UNIT_NAME[kind]}")
-        flat.extend(r)
+        for j, x in enumerate(r):
+            unit = _exact_unit(x, kind)
+            if unit is None:
+                raise VecscoreError(f"{what}[{i}][{j}] is {x!r:.60}, not {_UNIT_NAME[kind]}")
+            flat.append(unit)
         counts[i] = len(r)
-    ptr = np.zeros(n_pairs + 1, np.int64)
+    ptr = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])
-    return plain_str(flat), ptr
+    return flat, ptr, single
 
 
-def _fast_flatten(refs, n_pairs: int, kind: str, refs_layout: str):
-    """C-level flattening for the common all-text and all-token-list layouts; ``None`` means "take the checked path"."""
-    if kind == "tokens" and refs_layout == "per-example":
-        return _fast_flatten_tokens(refs, n_pairs)
-    if kind != "text" or len(refs) == 0:
-        return None
-    if refs_layout == "streams":
-        if not set(map(type, refs)) <= {list, tuple} or any(len(stream) != n_pairs for stream in refs):
-            return None
-        flat = list(refs[0]) if len(refs) == 1 else list(chain.from_iterable(zip(*refs)))  # one stream: a copy
-        if not _all_str(flat):
-            return None
-        return flat, np.arange(0, len(refs) * n_pairs + 1, len(refs), dtype=np.int64)
-    if len(refs) != n_pairs or not set(map(type, refs)) <= {list, tuple}:
-        return None
-    counts = np.fromiter(map(len, refs), dtype=np.int64, count=n_pairs)
-    flat = list(chain.from_iterable(refs))
-    if (counts == 0).any() or not _all_str(flat):
-        return None
-    ptr = np.zeros(n_pairs + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    return flat, ptr
+def cached_mismatch(n_hyps: int, refs: Refs) -> VecscoreError:
+    """The error of a class's call whose hypotheses are not as many as its cached references' pairs."""
+    hint = (" (they were read as sacreBLEU's reference streams, refs[k][i]; for one list of references per "
+            "hypothesis pass refs_layout='per-example')") if refs.layout == "streams" else ""
+    return VecscoreError(f"got {n_hyps} hypotheses but the cached references have {refs.n_pairs} entries; they must "
+                         f"match (sacreBLEU would silently score only the shorter prefix){hint}")
 
 
-def _fast_flatten_tokens(refs, n_pairs: int):
-    """Per-example token lists: every entry one reference (a list of ``str``) or every entry a list of them."""
-    if len(refs) != n_pairs or n_pairs == 0 or not set(map(type, refs)) <= {list, tuple}:
-        return None
-    counts = np.fromiter(map(len, refs), dtype=np.int64, count=n_pairs)
-    if (counts == 0).any():
-        return None
-    inner = set(map(type, chain.from_iterable(refs)))
-    if inner <= {str}:  # one reference per pair
-        return list(refs), np.arange(n_pairs + 1, dtype=np.int64)
-    if not inner <= {list, tuple}:
-        return None
-    flat = list(chain.from_iterable(refs))
-    if not _all_str(chain.from_iterable(flat)):
-        return None
-    ptr = np.zeros(n_pairs + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    return flat, ptr
+def resolve_layout(refs: Any, n_pairs: int, refs_layout: str, kind: str = "text") -> str:
+    """The layout :func:`read_refs` reads ``refs`` in (``"auto"`` resolved, or refused as ambiguous)."""
+    return read_refs(refs, n_pairs, kind, refs_layout).layout
+
+
+def normalize_refs(refs: Any, n_pairs: int, kind: str,
+                   refs_layout: str = "per-example") -> tuple[list, np.ndarray]:
+    """``(flat_refs, ref_ptr)`` of :func:`read_refs`; errors name the row."""
+    r = read_refs(refs, n_pairs, kind, refs_layout)
+    return r.flat, r.ptr
+
+
+def batch_rows(hyps: Sequence[Any], refs: Sequence[Any],
+               refs_layout: str = "per-example") -> tuple[str, list, np.ndarray]:
+    """``(kind, rows, ref_ptr)`` of a checked batch: every text, hypotheses first, then the flattened references.
+
+    The references of pair ``i`` are rows ``n + ref_ptr[i] .. n + ref_ptr[i + 1]``.
+    """
+    rows, kind, r = read_pairs(hyps, refs, refs_layout)
+    return kind, rows + r.flat, r.ptr
+
+
+# --- names and Unicode ----------------------------------------------------------------------------
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate(x: str, name: str) -> None:
+    if not x.isascii():
+        m = _SURROGATE.search(x)
+        if m:
+            raise VecscoreError(
+                f"{name} has a lone surrogate (U+{ord(m.group()):04X}) at character {m.start()}, which is "
+                "not valid Unicode text; decode the input with errors='replace' or remove the character"
+            )
+
+
+def check_unicode(rows: Any, what: str) -> None:
+    """Refuse text that is not valid Unicode: a lone surrogate (from bytes decoded with ``surrogateescape``
+    or a broken JSON escape) cannot be encoded, and the official tools disagree on what it is.
+
+    ``rows`` is a list whose items are texts, or (nested) lists of texts, or
+    :class:`Refs`; the error names the user's item, e.g. ``refs[3][1]``.
+    """
+    if isinstance(rows, Refs):
+        try:
+            if all(map(str.isascii, rows.flat)):
+                return
+        except TypeError:  # token lists: walk them
+            pass
+        for k, x in enumerate(rows.flat):
+            if isinstance(x, str):
+                _surrogate(x, rows.name(k))
+            elif isinstance(x, (list, tuple)):
+                check_unicode(x, rows.name(k))
+        return
+    try:
+        if all(map(str.isascii, rows)):
+            return
+    except TypeError:  # not all str: walk the items
+        pass
+    for i, x in enumerate(rows):
+        if isinstance(x, str):
+            _surrogate(x, f"{what}[{i}]")
+        elif isinstance(x, (list, tuple)):
+            check_unicode(x, f"{what}[{i}]")
+
+
+def user_row(row: int, hyps: Sequence[Any], refs: Any, refs_layout: str = "per-example") -> str:
+    """The user's name of text ``row`` of a call (hypotheses first, then the flattened references)."""
+    n_pairs = len(hyps)
+    if row < n_pairs:
+        return f"hyps[{row}]"
+    if not isinstance(refs, Refs):
+        try:
+            refs = read_refs(refs, n_pairs, input_kind(hyps), refs_layout)
+        except VecscoreError:
+            return f"reference {row - n_pairs} (counting all pairs' references)"
+    return refs.name(row - n_pairs)
+
+
+@contextmanager
+def unicode_errors(hyps: Any, refs: Any) -> Iterator[None]:
+    """On the compiled route: an encoding failure becomes :func:`check_unicode`'s error naming the row.
+
+    (The plain route checks up front; on a large batch that pass would cost
+    a read of every string, so the kernels' own encoding finds the problem.)
+    """
+    try:
+        yield
+    except (UnicodeError, VecscoreError):
+        check_unicode(hyps, "hyps")
+        if isinstance(refs, Refs) or _iterable(refs):
+            check_unicode(refs, "refs")
+        raise
+
+
+@contextmanager
+def rows_named(hyps: Any, refs: Any, refs_layout: str = "per-example") -> Iterator[None]:
+    """Turn a :class:`~vecscore.errors.RowError` raised inside the block into the user's terms."""
+    try:
+        yield
+    except RowError as exc:
+        name = user_row(exc.row, hyps, refs, refs_layout)
+        raise VecscoreError(exc.template.format(row=name)) from None
 
 
 def warn_empty_rows(rows: Sequence[str], lengths: np.ndarray) -> None:

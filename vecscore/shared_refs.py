@@ -27,6 +27,7 @@ smoothing="method1")``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ from vecscore.bleu.options import TOKENIZERS, Options, warn_cjk, warn_tokenized
 from vecscore.bleu.scores import BLEUScore, BLEUScores
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, input_kind
+from vecscore.inputs import as_rows, exact_units, input_kind
 from vecscore.rouge.results import RougeResult
 
 __all__ = ["SharedReferences"]
@@ -53,12 +54,33 @@ def _refs_kind(refs: list) -> str:
             "of str tokens or an integer array), not one list per hypothesis. For per-hypothesis references use "
             "sentence_bleu / nltk_sentence_bleu instead"
         )
-    kind = input_kind(refs)
-    if kind == "text" and not set(map(type, refs)) <= {str}:
-        bad = next(i for i, r in enumerate(refs) if not isinstance(r, str))
-        raise VecscoreError(f"references[{bad}] is {type(refs[bad]).__name__}, not str; every reference must be a "
-                            "str (replace missing values, e.g. with an empty string)")
-    return kind
+    return input_kind(refs, "references")
+
+
+def _exact_rows(rows: list, kind: str, what: str) -> list:
+    """``rows`` (a list this object owns) with every text an exact ``str`` (a subclass by its characters,
+    :func:`vecscore.inputs.exact_units`); a row or token that is not one is named."""
+    noun = "reference" if what == "references" else "hypothesis"
+    if kind == "text":
+        bad = next((i for i, r in enumerate(rows) if not isinstance(r, str)), None) if not _exact(rows) else None
+        if bad is not None:
+            raise VecscoreError(f"{what}[{bad}] is {type(rows[bad]).__name__}, not str; every {noun} must be a "
+                                "str (replace missing values, e.g. with an empty string)")
+    elif kind == "tokens" and not (_exact(rows, (list, tuple)) and _exact(chain.from_iterable(rows))):
+        for i, row in enumerate(rows):
+            if not isinstance(row, (list, tuple)):
+                raise VecscoreError(f"{what}[{i}] is {type(row).__name__}, not a list of str tokens; every row must "
+                                    "be a list of str (as the other rows)")
+            token = next((t for t in row if not isinstance(t, str)), None)
+            if token is not None:
+                raise VecscoreError(f"{what}[{i}] holds the token {token!r:.40} ({type(token).__name__}); tokens "
+                                    "must be str (convert them, e.g. [str(t) for t in tokens])")
+    return exact_units(rows, kind, what)
+
+
+def _exact(rows, types=(str,)) -> bool:
+    """Every row's type is exactly one of ``types`` (one C-level pass)."""
+    return set(map(type, rows)) <= set(types)
 
 
 class SharedReferences:
@@ -91,11 +113,12 @@ class SharedReferences:
     """
 
     def __init__(self, references: Iterable[Any], *, tokenize: str | None = None, lowercase: bool = False):
-        refs = as_rows(references, "references")
+        refs = as_rows(references, "references")  # read once: every later step takes these rows
         if not refs:
             raise VecscoreError("references is empty: a shared set needs at least one reference "
                                 "(pass a list such as ['first reference', 'second reference'])")
         self.kind = _refs_kind(refs)
+        refs = _exact_rows(refs, self.kind, "references")  # exact str (a subclass by its characters), checked
         if self.kind == "text":
             tokenize = "13a" if tokenize is None else tokenize
             if tokenize not in TOKENIZERS:
@@ -158,11 +181,7 @@ class SharedReferences:
         if kind != self.kind:
             raise VecscoreError(f"the hypotheses are {_KIND_NAME[kind]} but the shared references are "
                                 f"{_KIND_NAME[self.kind]}; give both as the same kind")
-        if kind == "text" and not set(map(type, rows)) <= {str}:
-            bad = next(i for i, r in enumerate(rows) if not isinstance(r, str))
-            raise VecscoreError(f"hyps[{bad}] is {type(rows[bad]).__name__}, not str; every hypothesis must be a "
-                                "str (replace missing values, e.g. with an empty string)")
-        return rows
+        return _exact_rows(rows, kind, "hyps")  # exact str (a subclass by its characters), checked
 
     # --- BLEU -----------------------------------------------------------------------------------
 

@@ -13,15 +13,16 @@ batches go the plain route (:mod:`vecscore.bleu.plain` and
 
 Reference layouts (never guessed):
 
-``refs_layout="auto"`` (the functions' default)
+``refs_layout="auto"`` (the default of the functions and of :class:`BLEU`)
     sacreBLEU's streams when the references have their shape, else
     per-example; when both fit with different meanings (as many streams as
     hypotheses) the call is refused and names the two options
-    (:func:`vecscore.inputs.resolve_layout`).  So ``corpus_bleu(h, [r1, r2])``
-    gives sacreBLEU's number or refuses, never another number.
+    (:func:`vecscore.inputs.read_refs`).  So ``corpus_bleu(h, [r1, r2])`` and
+    ``BLEU().corpus_score(h, [r1, r2])`` give sacreBLEU's number or refuse,
+    never another number.
 ``refs_layout="per-example"``
     ``refs[i]`` is pair ``i``'s reference (a ``str``) or list of references.
-``refs_layout="streams"`` (sacreBLEU's, the :class:`BLEU` class's default)
+``refs_layout="streams"`` (sacreBLEU's)
     ``refs[k][i]`` is the k-th reference of pair ``i``; ``None`` marks a
     missing one (``""`` is an *empty reference*, of length 0, as in
     sacreBLEU's code).  Every stream must have one entry per hypothesis:
@@ -55,7 +56,6 @@ from vecscore.bleu.options import (
     TOKENIZERS,
     Options,
     TokenizedInputWarning,
-    check_hyps,
     check_kind,
     warn_cjk,
     warn_tokenized,
@@ -64,11 +64,13 @@ from vecscore.bleu.scores import BLEUScore, BLEUScores
 from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.inputs import (
+    Refs,
     as_rows,
+    cached_mismatch,
     check_layout,
     input_kind,
-    normalize_refs,
-    resolve_layout,
+    read_refs,
+    read_rows,
     rows_named,
     unicode_errors,
 )
@@ -104,25 +106,26 @@ def _compiled():
     return bleu_direct
 
 
-def _stats(hyps, refs, opts: Options, refs_layout: str):
-    """``(stats, kind, formulas)``: the statistics, the input kind, and the formulas of the route taken."""
-    hyps = as_rows(hyps, "hyps")
-    kind = input_kind(hyps)  # rows are checked by whichever route scores them, naming the first bad one
+def _read(hyps, refs, opts: Options, refs_layout: str) -> tuple[list, str, Refs]:
+    """``(hyps, kind, refs)``: a call's rows read once (:func:`vecscore.inputs.read_pairs`), the kind checked."""
+    hyps, kind = read_rows(hyps, "hyps")
     check_kind(kind, opts)
-    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-        refs = as_rows(refs, "refs")
-    layout = resolve_layout(refs, len(hyps), check_layout(refs_layout))
+    return hyps, kind, read_refs(refs, len(hyps), kind, check_layout(refs_layout))
+
+
+def _stats(hyps: list, kind: str, refs: Refs, opts: Options):
+    """``(stats, formulas)`` of rows read by :func:`_read`: the statistics and the formulas of the route taken."""
     options: dict[str, Any] = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
-    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=layout)
+    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=refs.layout)
     if plain is not None:
         stats = plain_bleu.bleu_stats(*plain, max_order=opts.max_ngram_order,
                                       brevity_penalty=opts.brevity_penalty, **options)
-        return stats, kind, plain_formulas
-    with rows_named(hyps, refs, layout), unicode_errors(hyps, refs):
+        return stats, plain_formulas
+    with rows_named(hyps, refs), unicode_errors(hyps, refs):
         stats = _compiled().text_stats(hyps, refs, max_order=opts.max_ngram_order,
-                                       brevity_penalty=opts.brevity_penalty, refs_layout=layout, **options)
+                                       brevity_penalty=opts.brevity_penalty, refs_layout=refs.layout, **options)
     note_compiled(plain_bleu.warm_key(kind, opts.tokenize))
-    return stats, kind, bf
+    return stats, bf
 
 
 def _stats_formulas(rows: int):
@@ -188,7 +191,7 @@ def bleu_statistics(hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str =
     """
     opts = Options(tokenize=tokenize, lowercase=lowercase, max_ngram_order=max_ngram_order,
                     brevity_penalty=brevity_penalty)
-    return _stats(hyps, refs, opts, refs_layout)[0]
+    return _stats(*_read(hyps, refs, opts, refs_layout), opts)[0]
 
 
 @accepts_workers
@@ -241,8 +244,8 @@ def corpus_bleu(
     """
     opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                     brevity_penalty, force)
-    hyps = as_rows(hyps, "hyps")
-    stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
+    hyps, kind, read = _read(hyps, refs, opts, refs_layout)
+    stats, formulas = _stats(hyps, kind, read, opts)
     warn_tokenized(hyps, kind, opts)
     warn_cjk(hyps, kind, opts)
     return corpus_result(stats, opts, formulas)
@@ -281,10 +284,10 @@ def sentence_bleu(
         if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
             raise VecscoreError("with one hypothesis (a str), refs must be the list of its references "
                                 "(sacreBLEU's sentence_bleu(hypothesis, [ref1, ref2, ...])), not a single string")
-        stats, _, formulas = _stats([hyps], [as_rows(refs, "refs")], opts, "per-example")
+        stats, formulas = _stats(*_read([hyps], [as_rows(refs, "refs")], opts, "per-example"), opts)
         return sentence_result(stats, opts, formulas)[0]
-    hyps = as_rows(hyps, "hyps")
-    stats, kind, formulas = _stats(hyps, refs, opts, refs_layout)
+    hyps, kind, read = _read(hyps, refs, opts, refs_layout)
+    stats, formulas = _stats(hyps, kind, read, opts)
     warn_cjk(hyps, kind, opts)
     return sentence_result(stats, opts, formulas)
 
@@ -314,21 +317,18 @@ def sentence_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScores:
 # --- the sacreBLEU-shaped class -----------------------------------------------------------------
 
 
-def _ref_kind(refs, refs_layout: str) -> str:
-    """The input kind of references alone (no hypotheses to decide from)."""
-    if refs_layout == "streams":
-        probe = next((r for stream in refs for r in stream if r is not None), None)
-        return "text" if probe is None else input_kind([probe])
-    r0 = refs[0] if len(refs) else ""
-    if isinstance(r0, np.ndarray):
+def _ref_kind(entries: list) -> str:
+    """The input kind of references alone (no hypotheses to decide from): per-example entries or streams."""
+    r0 = entries[0] if entries else ""
+    if isinstance(r0, np.ndarray) and r0.dtype.kind in "iu":
         return "ids"
-    if isinstance(r0, (list, tuple)) and len(r0):
-        x = r0[0]
-        if isinstance(x, str):
+    if isinstance(r0, (list, tuple, np.ndarray)):
+        x = next((x for x in r0 if x is not None), None)
+        if x is None or isinstance(x, str):
             return "text"  # a list of text references (cached token references are lists of token lists)
         if isinstance(x, (int, np.integer)):
             return "ids"
-        return input_kind([x])
+        return input_kind([x], "references")
     return "text"
 
 
@@ -338,8 +338,13 @@ class BLEU:
     ``BLEU(references=refs)`` tokenizes the references once (counting their
     n-grams on the plain route, interning their tokens on the compiled route,
     chosen by the references' size) and scores any number of systems against
-    them (``corpus_score(hyps)``).  References are sacreBLEU's *streams*
-    unless ``refs_layout="per-example"``.
+    them (``corpus_score(hyps)``).  References are read as the functions read
+    them (``refs_layout="auto"``): sacreBLEU's streams when they have that
+    shape, so every sacreBLEU call gives sacreBLEU's number; one entry per
+    hypothesis otherwise; a shape that both fit with different meanings is
+    refused (name the layout: ``refs_layout="streams"`` or
+    ``"per-example"``).  Cached references, read before any hypothesis, are
+    streams when they are equal-length sequences (sacreBLEU's reading).
 
     Parameters are those of :func:`corpus_bleu`; as in sacreBLEU,
     ``effective_order`` defaults to False, also for :meth:`sentence_score`.
@@ -358,11 +363,12 @@ class BLEU:
                  smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
                  effective_order: bool = False, brevity_penalty: str = "closest",
                  references: Iterable[Any] | None = None,
-                 refs_layout: str = "streams"):
+                 refs_layout: str = "auto"):
         self._opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
                               brevity_penalty, force)
-        self.refs_layout = check_layout(refs_layout, auto=False)
+        self.refs_layout = check_layout(refs_layout)
         self._nrefs = None
+        self._refs: Refs | None = None  # the cached references as read
         self._refs_rows: list | None = None  # the cached references per pair, for the per-pair kernel
         self._one_each = False  # the cached references are one str per pair (self._refs_rows is then flat)
         self._ready: Any = None  # those references read once for the kernel (one per pair), False: they cannot be
@@ -380,24 +386,24 @@ class BLEU:
 
     def _cache_references(self, refs):
         """A :class:`vecscore.bleu.plain.RefTable` (plain route) or :class:`vecscore.bleu.direct.RefCache`."""
-        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
-            raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
-        if self.refs_layout == "streams":
-            if len(refs) == 0 or isinstance(refs[0], (str, bytes)) or not hasattr(refs[0], "__len__"):
-                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
-            n = len(refs[0])
+        if isinstance(refs, Refs):  # read already (vecscore.significance reads a test's references once)
+            read, kind = refs, refs.kind
         else:
-            n = len(refs)
-        kind = _ref_kind(refs, self.refs_layout)
-        flat, ref_ptr = normalize_refs(refs, n, kind, self.refs_layout)
-        if len(ref_ptr) > 1 and (np.diff(ref_ptr) == 0).any():
-            row = int(np.argmax(np.diff(ref_ptr) == 0))
-            raise VecscoreError(f"pair {row} has no reference (every entry is None)")
+            if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+                raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
+            entries = as_rows(refs, "references")
+            if self.refs_layout == "streams" and (not entries or isinstance(entries[0], (str, bytes))
+                                                  or not hasattr(entries[0], "__len__")):
+                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
+            kind = _ref_kind(entries)
+            read = read_refs(entries, None, kind, self.refs_layout, "references")
+        self._refs = read
+        flat, ref_ptr = read.flat, read.ptr
         nrefs = np.diff(ref_ptr)
         self._nrefs = BleuStats.from_arrays(nrefs, nrefs, nrefs[:, None], nrefs[:, None], nrefs).nrefs_label()
         o = self._opts
         if kind == "text" and o.tokenize in _PER_PAIR_TOKENIZERS and not o.lowercase:
-            self._one_each = len(flat) == n and bool((np.diff(ref_ptr) == 1).all())
+            self._one_each = read.one_each
             # one reference per pair: the flat list itself, which the per-pair kernel reads as it is
             self._refs_rows = list(flat) if self._one_each else [flat[a:b] for a, b in zip(ref_ptr[:-1].tolist(),
                                                                                                ref_ptr[1:].tolist())]
@@ -407,28 +413,26 @@ class BLEU:
             return plain_bleu.reference_table(flat, ref_ptr, **options)
         return _compiled().cache_references(flat, ref_ptr, **options)
 
-    def _cached_stats(self, hyps, kind: str):
-        """``(stats, formulas)`` against the cached references, on the route they were cached for."""
+    def _cached_stats(self, hyps: list, kind: str):
+        """``(stats, formulas)`` of read hypotheses against the cached references, on the route they were
+        cached for."""
         c = self._cache
-        assert c is not None  # the callers check for cached references first
+        assert c is not None and self._refs is not None  # the callers check for cached references first
         if kind != c.kind:
             raise VecscoreError(f"hyps are {kind} but the cached references are {c.kind}")
         if len(hyps) != c.n_pairs:
-            raise VecscoreError(
-                f"got {len(hyps)} hypotheses but the cached references have {c.n_pairs} entries; they must match "
-                "(sacreBLEU would silently score only the shorter prefix)"
-            )
+            raise cached_mismatch(len(hyps), self._refs)
         if self._refs_rows is not None and self._per_pair_wins(hyps, kind):
             with route.preferred("compiled"):
                 ready = self._ready_stats(hyps, kind)
                 if ready is not None:
                     return ready, bf
-                stats, _, formulas = _stats(hyps, self._refs_rows, self._opts, "per-example")
+                stats, formulas = _stats(hyps, kind, self._refs, self._opts)
             return stats, formulas
         plain = isinstance(c, plain_bleu.RefTable)
         return c.statistics(hyps, self._opts.brevity_penalty), (plain_formulas if plain else bf)
 
-    def _ready_stats(self, hyps, kind: str) -> BleuStats | None:
+    def _ready_stats(self, hyps: list, kind: str) -> BleuStats | None:
         """Statistics on the per-pair kernel against the cached references as it reads them, prepared on the
         first call (one reference per pair: :func:`vecscore.engine.pair_rows.ready_rows`), or ``None``."""
         if self._ready is None:
@@ -437,7 +441,6 @@ class BLEU:
         if self._ready is False:
             return None
         o = self._opts
-        hyps = as_rows(hyps, "hyps")
         with unicode_errors(hyps, self._refs_rows):
             stats = _compiled().direct_stats(hyps, self._ready, tokenize=o.tokenize, lowercase=o.lowercase,
                                              max_order=o.max_ngram_order, brevity_penalty=o.brevity_penalty,
@@ -467,25 +470,19 @@ class BLEU:
     # scoring
 
     def _statistics(self, hyps, refs):
-        """``(stats, formulas)``: :meth:`statistics` and the formulas of the route that computed them."""
-        if refs is None and self._ready and self._kernel_warm() and input_kind(hyps) == "text":
-            # references prepared for the per-pair kernel, which takes every later call of text (see
-            # _per_pair_wins): it checks the rows as it reads them, naming the first that is not a str, so they
-            # are not checked here first (one pass over them fewer)
-            check_kind("text", self._opts)
-            stats, formulas = self._cached_stats(hyps, "text")
-            self._nrefs = stats.nrefs_label()
-            return stats, formulas
-        kind = check_hyps(hyps)
+        """``(stats, formulas, hyps, kind)``: :meth:`statistics`, the formulas of the route that computed them,
+        and the hypotheses as read."""
+        hyps, kind = read_rows(hyps, "hyps")  # read once; every later step takes these rows
         check_kind(kind, self._opts)
         if refs is None:
             if self._cache is None:
                 raise VecscoreError("no references given and none cached; pass refs or BLEU(references=...)")
             stats, formulas = self._cached_stats(hyps, kind)
         else:
-            stats, _, formulas = _stats(hyps, refs, self._opts, self.refs_layout)
+            read = read_refs(refs, len(hyps), kind, self.refs_layout)
+            stats, formulas = _stats(hyps, kind, read, self._opts)
         self._nrefs = stats.nrefs_label()
-        return stats, formulas
+        return stats, formulas, hyps, kind
 
     def statistics(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BleuStats:
         """Per-pair statistics against ``refs`` or, if None, the cached references."""
@@ -499,8 +496,8 @@ class BLEU:
         ``SACREBLEU_SEED``, see :func:`vecscore.significance.confidence_interval`), and the signature
         gains ``bs:N|seed:S`` from then on, as sacreBLEU's.
         """
-        stats, formulas = self._statistics(hyps, refs)
-        warn_tokenized(hyps, input_kind(hyps), self._opts)
+        stats, formulas, rows, kind = self._statistics(hyps, refs)
+        warn_tokenized(rows, kind, self._opts)
         result = corpus_result(stats, self._opts, formulas)
         if n_bootstrap == 1:
             return result
@@ -512,15 +509,15 @@ class BLEU:
 
     def sentence_scores(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScores:
         """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
-        stats, formulas = self._statistics(hyps, refs)
+        stats, formulas, _, _ = self._statistics(hyps, refs)
         return sentence_result(stats, self._opts, formulas)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         """One hypothesis against its references, as sacreBLEU's ``BLEU.sentence_score``."""
         if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
             raise VecscoreError("references must be a list of reference strings for this one hypothesis")
-        refs = [r for r in references if r is not None]
-        stats, _, formulas = _stats([hypothesis], [refs], self._opts, "per-example")
+        refs = [r for r in as_rows(references, "references") if r is not None]
+        stats, formulas = _stats(*_read([hypothesis], [refs], self._opts, "per-example"), self._opts)
         self._nrefs = stats.nrefs_label()
         return sentence_result(stats, self._opts, formulas)[0]
 

@@ -31,7 +31,7 @@ from vecscore.bleu import plain as plain_bleu
 from vecscore.bleu import plain_formulas as plain_formulas
 from vecscore.bleu.stats import check_brevity_penalty
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, input_kind, rows_named, unicode_errors
+from vecscore.inputs import as_rows, exact_units, input_kind, read_refs, rows_named, unicode_errors
 
 __all__ = ["nltk_corpus_bleu", "nltk_sentence_bleu", "NLTK_METHODS"]
 
@@ -74,8 +74,6 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
     """``(stats, formulas)``: the statistics, and the formulas of the route that computed them."""
     check_brevity_penalty(brevity_penalty)
     hyps = as_rows(hyps, "hyps")
-    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-        refs = as_rows(refs, "refs")
     if hyps and isinstance(hyps[0], (list, tuple)) and hyps[0] and isinstance(hyps[0][0], (list, tuple)):
         raise VecscoreError(
             "hyps[0] is a list of token lists, which is what NLTK's references look like: NLTK's corpus_bleu and "
@@ -94,6 +92,8 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
             raise VecscoreError(f"unknown tokenize {tokenize!r}; valid: {', '.join(TOKENIZERS)}")
     elif lowercase:
         raise VecscoreError("lowercase=True needs text input; lowercase the tokens yourself")
+    hyps = exact_units(hyps, kind, "hyps")  # read once: every later step takes these rows and references
+    refs = read_refs(refs, len(hyps), kind, refs_layout)
     options = dict(tokenize=tokenize, lowercase=lowercase, max_order=nltk_max_order(weights, method),
                    brevity_penalty=brevity_penalty)
     plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize, refs_layout=refs_layout)

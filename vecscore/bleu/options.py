@@ -18,10 +18,9 @@ from vecscore.bleu import formulas as bf
 from vecscore.bleu import plain as plain_bleu
 from vecscore.bleu.stats import check_brevity_penalty
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
-from vecscore.inputs import check_units, input_kind
 
-__all__ = ["Options", "TokenizedInputWarning", "SMOOTH_METHODS", "TOKENIZERS", "check_hyps",
-           "check_kind", "warn_cjk", "warn_tokenized"]
+__all__ = ["Options", "TokenizedInputWarning", "SMOOTH_METHODS", "TOKENIZERS", "check_kind", "warn_cjk",
+           "warn_tokenized"]
 
 SMOOTH_METHODS = tuple(bf.SMOOTH_DEFAULTS)
 #: sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`; the plain route implements them all)
@@ -70,12 +69,6 @@ class Options:
             head, _, version = sig.rpartition("|")
             sig = f"{head}|bp:{self.brevity_penalty}|{version}"
         return sig
-
-
-def check_hyps(hyps) -> str:
-    kind = input_kind(hyps)
-    check_units(hyps, kind, "hyps")
-    return kind
 
 
 def check_kind(kind: str, opts: Options) -> None:

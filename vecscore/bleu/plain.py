@@ -28,7 +28,7 @@ import numpy as np
 
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
-from vecscore.inputs import check_unicode, check_units, normalize_refs, plain_str
+from vecscore.inputs import check_unicode, exact_units, normalize_refs
 from vecscore.route import COST, capped_sum, text_chars, use_plain
 from vecscore.text.unicode_tables import ZH_FIXED_RANGES, ZH_RANGES
 
@@ -187,8 +187,8 @@ def warm_key(kind: str, tokenize: str | None) -> tuple:
 def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: str):
     """``(hyps, flat_refs, ref_ptr)``, validated, when the call takes the plain route; ``None`` for the compiled route.
 
-    Texts are checked for invalid Unicode and ``str`` subclasses made plain
-    (:func:`vecscore.inputs.plain_str`), as the kernels read only characters.
+    Texts are checked for invalid Unicode; rows read by :mod:`vecscore.inputs` (exact ``str``, a
+    :class:`vecscore.inputs.Refs`) are taken as they are, others are read and checked first.
 
     The hypotheses alone decide first, so that a batch too big for the plain
     route goes to the compiled route without a validation pass of its own.
@@ -197,13 +197,13 @@ def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: st
     warm = warm_key(kind, tokenize)
     if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost, warm, final=False):
         return None
-    check_units(hyps, kind, "hyps")
+    hyps = exact_units(list(hyps), kind, "hyps")
     flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
     if not use_plain(True, lambda: text_size(kind, hyps, flat_refs), cost, warm):
         return None
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
-    return plain_str(list(hyps)), plain_str(flat_refs), ref_ptr
+    return hyps, flat_refs, ref_ptr
 
 
 def tokenize_rows(rows, kind: str, name: str | None, lowercase: bool = False, first: int = 0) -> list[list[str]]:

@@ -19,11 +19,11 @@ vecscore                                       sacreBLEU 2.6
 ``chrf_statistics(hyps, refs, ...)``           ``CHRF(**kw)._extract_corpus_statistics(...)``
 =============================================  ==================================================
 
-References: ``corpus_chrf`` and :func:`chrf_statistics` take
-``refs_layout="auto"`` (sacreBLEU's streams ``refs[k][i]`` when the shape
-fits, else per example ``refs[i]``; both fitting with different meanings is
-refused, see :func:`vecscore.inputs.resolve_layout`); the :class:`CHRF`
-class reads sacreBLEU's streams unless ``refs_layout="per-example"``.
+References: ``corpus_chrf``, :func:`chrf_statistics` and the :class:`CHRF`
+class take ``refs_layout="auto"`` (sacreBLEU's streams ``refs[k][i]`` when the
+shape fits, else per example ``refs[i]``; both fitting with different
+meanings is refused, see :func:`vecscore.inputs.read_refs`);
+``refs_layout="streams"`` or ``"per-example"`` names one.
 ``None`` in a stream is a missing reference; ``""`` is an empty one.
 Unlike sacreBLEU, streams shorter than the hypotheses are refused, not
 silently truncated.
@@ -47,7 +47,7 @@ from vecscore.chrf.stats import (
 )
 from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, check_layout, normalize_refs, plain_str
+from vecscore.inputs import Refs, as_rows, cached_mismatch, check_layout, read_refs
 from vecscore.parallel import accepts_workers
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
@@ -137,7 +137,7 @@ def _one_pair(hypothesis, references) -> list:
     if isinstance(references, (str, bytes)) or not isinstance(references, Sequence):
         raise VecscoreError("references must be the list of this hypothesis's reference strings "
                             "(sacreBLEU's sentence_score(hypothesis, [ref1, ref2, ...])), not a single string")
-    refs = [r for r in references if r is not None]
+    refs = [r for r in as_rows(references, "references") if r is not None]
     if not refs:
         raise VecscoreError("references has no reference (it is empty or all None); pass at least one string")
     return refs
@@ -213,8 +213,11 @@ class CHRF:
     chrF++), ``beta`` (2), ``lowercase``, ``whitespace`` (keep whitespace in
     character n-grams), ``eps_smoothing`` (chrF++.py's epsilon smoothing
     instead of the effective order), ``references`` (streams to cache and
-    score several systems against).  ``refs_layout``: ``"streams"``
-    (sacreBLEU's, default) or ``"per-example"``.
+    score several systems against).  ``refs_layout``: ``"auto"`` (default:
+    sacreBLEU's streams when the references have that shape, per example
+    otherwise, refused when both fit with different meanings; cached
+    references of equal-length sequences are streams), ``"streams"`` or
+    ``"per-example"``.
 
     Examples
     --------
@@ -231,7 +234,7 @@ class CHRF:
 
     def __init__(self, char_order: int = CHAR_ORDER, word_order: int = WORD_ORDER, beta=BETA,
                  lowercase: bool = False, whitespace: bool = False, eps_smoothing: bool = False,
-                 references=None, *, refs_layout: str = "streams"):
+                 references=None, *, refs_layout: str = "auto"):
         self._opts = Options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
         self.char_order = char_order
         self.word_order = word_order
@@ -240,42 +243,37 @@ class CHRF:
         self.lowercase = lowercase
         self.whitespace = whitespace
         self.eps_smoothing = eps_smoothing
-        self.refs_layout = check_layout(refs_layout, False)
+        self.refs_layout = check_layout(refs_layout)
         self._nrefs = None
         self._cache = None if references is None else self._cache_references(references)
 
-    def _cache_references(self, refs):
-        """``(flat lowercased-if-asked references, ref_ptr)`` of ``refs``."""
-        if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
-            raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
-        refs = as_rows(refs, "references")
-        if self.refs_layout == "streams":
-            if len(refs) == 0 or isinstance(refs[0], (str, bytes)) or not hasattr(refs[0], "__len__"):
-                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
-            n = len(refs[0])
+    def _cache_references(self, refs) -> Refs:
+        """``refs`` read once (lowercased if asked)."""
+        if isinstance(refs, Refs):  # read already (vecscore.significance reads a test's references once)
+            read = read_refs(refs, None, "text")
         else:
-            n = len(refs)
-        flat, ref_ptr = normalize_refs(refs, n, "text", self.refs_layout)
-        flat = plain_str(flat)
+            if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+                raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
+            entries = as_rows(refs, "references")
+            if self.refs_layout == "streams" and (not entries or isinstance(entries[0], (str, bytes))
+                                                  or not hasattr(entries[0], "__len__")):
+                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
+            read = read_refs(entries, None, "text", self.refs_layout, "references")
         if self.lowercase:
-            flat = list(map(str.lower, flat))
-        self._nrefs = nrefs_label(np.diff(ref_ptr))
-        return flat, ref_ptr, refs
+            read = read.replaced(list(map(str.lower, read.flat)))
+        self._nrefs = nrefs_label(read.nrefs)
+        return read
 
     def _batch(self, hyps, refs) -> ChrfBatch:
         if refs is not None:
             return read_batch(hyps, refs, self.refs_layout, self.lowercase)
         if self._cache is None:
             raise VecscoreError("no references given and none cached; pass refs or CHRF(references=...)")
-        flat, ref_ptr, user_refs = self._cache
         hyps = read_hyps(hyps)
-        if len(hyps) != len(ref_ptr) - 1:
-            raise VecscoreError(f"got {len(hyps)} hypotheses but the cached references have {len(ref_ptr) - 1} "
-                                "entries; they must match (sacreBLEU would silently score only the shorter prefix)")
-        texts = plain_str(hyps)
-        if self.lowercase:
-            texts = list(map(str.lower, texts))
-        return ChrfBatch(texts + flat, len(hyps), ref_ptr, hyps, user_refs)
+        if len(hyps) != self._cache.n_pairs:
+            raise cached_mismatch(len(hyps), self._cache)
+        texts = list(map(str.lower, hyps)) if self.lowercase else hyps  # the cached references are lowercased
+        return ChrfBatch(texts + self._cache.flat, len(hyps), self._cache.ptr, hyps, self._cache)
 
     def _statistics(self, hyps, refs, batch: ChrfBatch | None = None):
         batch = batch or self._batch(hyps, refs)

@@ -27,13 +27,9 @@ from vecscore.chrf import formulas
 from vecscore.chrf import plain as plain_chrf
 from vecscore.errors import VecscoreError
 from vecscore.inputs import (
-    as_rows,
     check_unicode,
-    check_units,
-    input_kind,
-    normalize_refs,
-    plain_str,
-    resolve_layout,
+    read_refs,
+    read_rows,
     unicode_errors,
 )
 from vecscore.route import route as route_setting
@@ -89,8 +85,8 @@ class ChrfBatch:
     texts: list
     n_pairs: int
     ref_ptr: np.ndarray
-    user_hyps: object = None
-    user_refs: object = None
+    user_hyps: object = None  # the hypotheses as read (for messages)
+    user_refs: object = None  # the references as read (:class:`vecscore.inputs.Refs`, for messages)
 
     @property
     def nrefs(self) -> np.ndarray:
@@ -106,25 +102,22 @@ def nrefs_label(nrefs: np.ndarray):
 
 
 def read_hyps(hyps) -> list:
-    """The hypotheses as a checked list of ``str`` (errors name the row)."""
-    hyps = as_rows(hyps, "hyps")
-    if input_kind(hyps) != "text":
-        raise VecscoreError(f"chrF scores text: hyps[0] is {type(hyps[0]).__name__}; pass a list of str")
-    check_units(hyps, "text", "hyps")
-    return hyps
+    """The hypotheses read once (:func:`vecscore.inputs.read_rows`): a new list of exact ``str``; errors name
+    the row."""
+    rows, kind = read_rows(hyps, "hyps")
+    if kind != "text":
+        raise VecscoreError(f"chrF scores text: hyps[0] is {type(rows[0]).__name__}; pass a list of str")
+    return rows
 
 
-def read_batch(hyps, refs, refs_layout: str, lowercase: bool) -> ChrfBatch:
-    """Check ``hyps``/``refs`` and flatten them (see :mod:`vecscore.inputs` for the layouts)."""
+def read_batch(hyps, refs, refs_layout: str, lowercase: bool, refs_name: str = "refs") -> ChrfBatch:
+    """``hyps``/``refs`` read once and flattened (see :func:`vecscore.inputs.read_refs` for the layouts)."""
     hyps = read_hyps(hyps)
-    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-        refs = as_rows(refs, "refs")
-    layout = resolve_layout(refs, len(hyps), refs_layout)
-    flat, ref_ptr = normalize_refs(refs, len(hyps), "text", layout)
-    texts = hyps + flat  # str subclasses stay: the kernels read the characters, the plain route takes plain_str
+    read = read_refs(refs, len(hyps), "text", refs_layout, refs_name)
+    texts = hyps + read.flat
     if lowercase:
-        texts = list(map(str.lower, texts))  # str.lower itself: a subclass's override is not called
-    return ChrfBatch(texts, len(hyps), ref_ptr, hyps, refs)
+        texts = list(map(str.lower, texts))  # exact str: no subclass's lower
+    return ChrfBatch(texts, len(hyps), read.ptr, hyps, read)
 
 
 def pair_rows(batch: ChrfBatch, opts: Options, route: str | None = None) -> np.ndarray:
@@ -142,7 +135,7 @@ def _routed(batch: ChrfBatch, opts: Options, route: str | None):
         check_unicode(batch.user_hyps if batch.user_hyps is not None else [], "hyps")
         if batch.user_refs is not None and not isinstance(batch.user_refs, (str, bytes)):
             check_unicode(batch.user_refs, "refs")
-        rows = plain_chrf.pair_stats(plain_str(batch.texts), batch.n_pairs, batch.ref_ptr, int(opts.char_order),
+        rows = plain_chrf.pair_stats(batch.texts, batch.n_pairs, batch.ref_ptr, int(opts.char_order),
                                      int(opts.word_order), bool(opts.whitespace))
         return (rows, *formulas.best_rows(rows, batch.ref_ptr, opts.beta, opts.eps_smoothing))
     with unicode_errors(batch.user_hyps or [], batch.user_refs if batch.user_refs is not None else []):

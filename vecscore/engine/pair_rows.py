@@ -25,7 +25,7 @@ from itertools import chain
 import numpy as np
 
 from vecscore.errors import VecscoreError
-from vecscore.inputs import check_units, normalize_refs
+from vecscore.inputs import Refs, check_units, exact_text, normalize_refs
 from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
 from vecscore.kernels.wide_text import transcode_rows
 
@@ -62,7 +62,11 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         if ready is not _NO_REFS and len(ready.rows) != n:
             raise VecscoreError(f"got {n} hypotheses but {len(ready.rows)} prepared references; they must match")
         refs = ()  # the hypotheses alone are read here
-    per_example = (ready is None and refs_layout == "per-example" and not isinstance(refs, (str, bytes))
+    if isinstance(refs, Refs):  # read by vecscore.inputs already: one str per pair is scanned with the hypotheses
+        if refs.n_pairs != n:
+            raise VecscoreError(f"got {n} hypotheses but {refs.n_pairs} reference entries; they must match")
+        refs, refs_layout = (refs.flat, "per-example") if refs.one_each else (refs, refs_layout)
+    per_example = (ready is None and refs_layout == "per-example" and not isinstance(refs, (str, bytes, Refs))
                    and hasattr(refs, "__len__") and len(refs) == n)
     # hypotheses and (if they may be one str per hypothesis) references in one scan
     rows = str_rows(hyps, refs) if per_example else str_rows(hyps)
@@ -73,7 +77,7 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         texts = Rows(hyps, flat)
         if encode is None and not all(t.isascii() for t in chain(hyps, flat)):
             return None
-        blobs = _encoded(encode, list(chain(hyps, flat)), range(len(texts)), fail)
+        blobs = _encoded(encode, list(map(exact_text, chain(hyps, flat))), range(len(texts)), fail)
         buf = np.frombuffer(b"".join(blobs), np.uint8)
         offsets = np.zeros(len(blobs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
@@ -101,7 +105,8 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         if wide.any():
             rows, bad = transcode_rows(rows, other[wide], transcode, table)
         if len(rest):
-            blobs = _encoded(encode, [str(texts[int(i)]) for i in rest], rest, fail, int(bad[0]) if len(bad) else None)
+            blobs = _encoded(encode, [exact_text(texts[int(i)]) for i in rest], rest, fail,
+                             int(bad[0]) if len(bad) else None)
             rows = rows.patched(rest, blobs)
         if len(bad):
             raise fail(int(bad[0]))

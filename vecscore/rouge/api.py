@@ -18,7 +18,7 @@ import numpy as np
 
 from vecscore._version import __version__
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
-from vecscore.inputs import as_rows, rows_named, unicode_errors
+from vecscore.inputs import read_pairs, rows_named, unicode_errors
 from vecscore.parallel import accepts_workers
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
@@ -166,9 +166,7 @@ def rouge(
     """
     if isinstance(metrics, str):
         metrics = [metrics]
-    hyps = as_rows(hyps, "hyps")
-    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-        refs = as_rows(refs, "refs")
+    hyps, _, refs = read_pairs(hyps, refs, refs_layout)  # read once: exact str rows, references with ref_ptr
     parsed = validate_metrics(metrics)
     check_multi_ref(multi_ref)
     check_weighting(alpha, beta)
@@ -218,10 +216,5 @@ def _check_splitter(hyps, refs, splitter, warn_no_lines):
 
 
 def _any_ref_newline(refs) -> bool:
-    for r in refs:
-        if isinstance(r, str):
-            if "\n" in r:
-                return True
-        elif isinstance(r, (list, tuple)) and any(isinstance(x, str) and "\n" in x for x in r):
-            return True
-    return False
+    """Whether a reference (of :class:`vecscore.inputs.Refs`) holds a newline."""
+    return any("\n" in r for r in refs.flat if isinstance(r, str))

@@ -37,7 +37,7 @@ import numpy as np
 from vecscore.engine.batch import warn_empty_rows
 from vecscore.engine.pair_rows import pair_rows
 from vecscore.errors import VecscoreError
-from vecscore.inputs import check_unicode, input_kind
+from vecscore.inputs import Refs, check_unicode, input_kind
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
@@ -162,7 +162,7 @@ def _lone_surrogate(hyps, refs, i: int) -> Exception:
     """The plain route's error for a text holding a lone surrogate (it names the user's row)."""
     try:
         check_unicode(hyps, "hyps")
-        check_unicode(refs if isinstance(refs, (list, tuple)) else list(refs), "refs")
+        check_unicode(refs if isinstance(refs, (list, tuple, Refs)) else list(refs), "refs")
     except VecscoreError as e:
         return e
     return VecscoreError(f"texts[{i}] contains a lone surrogate code point; clean or re-decode it")

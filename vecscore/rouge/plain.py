@@ -23,7 +23,7 @@ from collections import Counter
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.inputs import batch_rows, check_unicode, plain_str, warn_empty_rows
+from vecscore.inputs import batch_rows, check_unicode, warn_empty_rows
 from vecscore.rouge.splitting import split_texts
 from vecscore.route import COST, text_chars, use_plain
 from vecscore.text.tokenizers import plain_tokenizer
@@ -109,7 +109,6 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
-    rows = plain_str(rows)
     n = len(ref_ptr) - 1
     if not use_plain(True, lambda: text_chars(rows), cost, warm):
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from vecscore.inputs import Refs
 from vecscore.text.sentences import split_sentences
 
 __all__ = ["split_texts"]
@@ -23,6 +24,10 @@ def split_texts(hyps, refs, splitter: str, split: Callable | None = None):
     if split is None:
         def split(texts):
             return split_sentences(texts, splitter)
+    if isinstance(refs, Refs):  # read by vecscore.inputs: its texts in one list
+        refs = refs.replaced(split(refs.flat)) if all(isinstance(r, str) for r in refs.flat) else refs
+        hyps = split(list(hyps)) if all(isinstance(h, str) for h in hyps) else hyps
+        return hyps, refs
     texts: list[str] = []
     _map_ref_texts(refs, texts.append)
     split_refs = iter(split(texts))

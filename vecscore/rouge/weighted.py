@@ -35,7 +35,7 @@ import numpy as np
 from vecscore.engine.batch import build_batch
 from vecscore.engine.counts import ngram_keys
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, check_unicode, rows_named
+from vecscore.inputs import check_unicode, read_pairs, rows_named
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
 from vecscore.parallel import accepts_workers
 from vecscore.rouge.api import make_transform
@@ -105,13 +105,11 @@ def rouge_weighted(
             vocab[out] = len(out)
         return out
 
-    hyps = as_rows(hyps, "hyps")
-    check_unicode(hyps, "hyps")
-    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-        refs = as_rows(refs, "refs")
-        check_unicode(refs, "refs")
-    if len(hyps) and not isinstance(hyps[0], (str, list, tuple)):
+    hyps, kind, refs = read_pairs(hyps, refs)  # read once: exact str rows, references with ref_ptr
+    if kind == "ids":
         raise VecscoreError("word-length-weighted ROUGE needs text or string tokens, not token ids")
+    check_unicode(hyps, "hyps")
+    check_unicode(refs, "refs")
     with rows_named(hyps, refs):
         batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform)
     # build_batch numbers the transformed vocabulary in order of first output, as this dict does

@@ -25,6 +25,10 @@ BATCH_MAX_PAIRS = 200_000
 
 def _repeated(refs, k: int, layout: str):
     """``refs`` for ``k`` concatenated systems: every stream repeated (or, per example, the list)."""
+    from vecscore.inputs import Refs
+
+    if isinstance(refs, Refs):  # read once by the test (vecscore.significance.paired)
+        return refs.repeated(k)
     if layout == "streams":
         return [list(stream) * k for stream in refs]
     return list(refs) * k

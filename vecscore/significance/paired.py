@@ -221,23 +221,53 @@ def confidence_interval(metric, hyps, refs=None, n_bootstrap: int = 1000, seed="
     mean and 95% CI half-width (``sacrebleu --confidence --confidence-n N``).
 
     ``metric``: ``vecscore.BLEU(...)``, ``CHRF(...)``, ``TER(...)``, :class:`RougeMetric` or a name;
-    ``refs``: sacreBLEU's reference streams (``None``: the metric's cached references).
+    ``refs``: sacreBLEU's reference streams, read as the metric reads references (its ``refs_layout``;
+    ``None``: the metric's cached references).
     """
     a = adapt(metric)
     check_n(n_bootstrap, "n_bootstrap")
-    stats = a.stats(hyps, refs)
+    from vecscore.inputs import as_rows
+
+    hyps = as_rows(hyps, "hyps")
+    stats = a.stats(hyps, _read_references([a], hyps, refs)[0])
     return interval_from_stats(a, stats, n_bootstrap, seed, (a.signature(False), a.signature(True)))
 
 
-def _job_route(baseline_hyps, named, refs) -> str:
+def _job_route(baseline_hyps, named, ref_texts) -> str:
     """``compiled`` when the whole test (every system's text, and the references) is beyond the plain
     route's budget, although each system alone may not be; else ``auto`` (each call decides)."""
     from vecscore.route import PLAIN_MAX_CHARS, text_chars
 
     groups = [baseline_hyps, *(h for _, h in named)]
-    if refs is not None and not isinstance(refs, (str, bytes)):
-        groups += [r for r in refs if isinstance(r, (list, tuple))]
+    if ref_texts is not None:
+        groups.append(ref_texts)
     return "compiled" if text_chars(*groups) * 2 > PLAIN_MAX_CHARS else "auto"
+
+
+def _layout(metric) -> str:
+    """The ``refs_layout`` that ``metric`` reads references with."""
+    options = getattr(metric, "options", None)
+    if isinstance(options, dict):  # a RougeMetric
+        return options.get("refs_layout", "streams")
+    return getattr(metric, "refs_layout", "auto")
+
+
+def _read_references(adapters, baseline_hyps, refs) -> list:
+    """Per adapter, the test's references read once (:func:`vecscore.inputs.read_refs`, one read per layout the
+    metrics use): every system is scored against these, never against the user's lists again."""
+    if refs is None:
+        return [None] * len(adapters)
+    from vecscore.inputs import input_kind, read_refs
+
+    kind = input_kind([next(iter(baseline_hyps), "")])
+    reads: dict[str, Any] = {}
+    out = []
+    for a in adapters:
+        layout = _layout(a.metric)
+        if layout not in reads:
+            reads[layout] = read_refs(refs, len(baseline_hyps), kind, layout)
+        out.append(reads[layout])
+    return out
 
 
 def _prepare(adapters, baseline_hyps, named, refs):
@@ -246,14 +276,16 @@ def _prepare(adapters, baseline_hyps, named, refs):
 
     n_pairs = len(baseline_hyps)
     _check_lengths(named, n_pairs)
-    with preferred(_job_route(baseline_hyps, named, refs)):
-        return _prepare_stats(adapters, baseline_hyps, named, refs)
+    per_adapter = _read_references(adapters, baseline_hyps, refs)
+    ref_texts = per_adapter[0].flat if per_adapter and per_adapter[0] is not None else None
+    with preferred(_job_route(baseline_hyps, named, ref_texts)):
+        return _prepare_stats(adapters, baseline_hyps, named, per_adapter)
 
 
-def _prepare_stats(adapters, baseline_hyps, named, refs):
+def _prepare_stats(adapters, baseline_hyps, named, per_adapter):
     systems = [baseline_hyps, *(h for _, h in named)]
     per_metric = []
-    for a in adapters:
+    for a, refs in zip(adapters, per_adapter):
         stats = a.stats_of(systems, refs)
         per_metric.append([(st, a.corpus(st)) for st in stats])
     base = [rows[0] for rows in per_metric]

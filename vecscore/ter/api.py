@@ -24,11 +24,12 @@ reference then has edits.  ``reference_normalization="once"`` tokenizes the
 references once, as the hypotheses (tercom's intent), and says
 ``refnorm:once`` in the signature; the default ``"twice"`` is sacreBLEU's.
 
-Reference layouts are those of :mod:`vecscore.inputs`: the functions default
-to ``refs_layout="auto"`` (sacreBLEU's streams when the shape says so), the
-:class:`TER` class to ``"streams"`` (sacreBLEU's layout, ``None`` for a
-missing reference).  Unlike sacreBLEU, streams of different lengths are an
-error, not silently truncated.
+Reference layouts are those of :mod:`vecscore.inputs`: the functions and the
+:class:`TER` class default to ``refs_layout="auto"`` (sacreBLEU's streams,
+``None`` for a missing reference, when the shape says so; a shape that reads
+differently per example is refused); ``"streams"`` or ``"per-example"``
+names one.  Unlike sacreBLEU, streams of different lengths are an error, not
+silently truncated.
 """
 from __future__ import annotations
 
@@ -46,10 +47,8 @@ from vecscore.inputs import (
     as_rows,
     check_layout,
     check_unicode,
-    check_units,
-    input_kind,
-    normalize_refs,
-    resolve_layout,
+    read_refs,
+    read_rows,
 )
 from vecscore.ter.tokenize import TerTokenizer
 
@@ -133,23 +132,21 @@ def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian
 
 
 def _text_rows(hyps) -> list:
-    hyps = as_rows(hyps, "hyps")
-    if input_kind(hyps) != "text":
+    """The hypotheses read once (:func:`vecscore.inputs.read_rows`: a new list of exact ``str``)."""
+    hyps, kind = read_rows(hyps, "hyps")
+    if kind != "text":
         raise VecscoreError("TER scores texts: hyps[0] is not a str; pass the detokenized texts (TER tokenizes them "
                             "itself, as sacreBLEU does)")
-    check_units(hyps, "text", "hyps")
     check_unicode(hyps, "hyps")
     return hyps
 
 
-def _flat_refs(refs, n_pairs: int, refs_layout: str):
-    """``(flat_refs, ref_ptr)``: the references of pair ``i`` are ``flat_refs[ref_ptr[i]:ref_ptr[i + 1]]``."""
-    if not isinstance(refs, (str, bytes)) and hasattr(refs, "__iter__"):
-        refs = as_rows(refs, "refs")
-    layout = resolve_layout(refs, n_pairs, check_layout(refs_layout))
-    flat, ptr = normalize_refs(refs, n_pairs, "text", layout)
-    check_unicode(flat, "references")
-    return flat, ptr
+def _flat_refs(refs, n_pairs: int | None, refs_layout: str):
+    """``(flat_refs, ref_ptr)``, read once (:func:`vecscore.inputs.read_refs`; ``n_pairs=None``: cached
+    references): the references of pair ``i`` are ``flat_refs[ref_ptr[i]:ref_ptr[i + 1]]``."""
+    read = read_refs(refs, n_pairs, "text", check_layout(refs_layout))
+    check_unicode(read, "refs")
+    return read.flat, read.ptr
 
 
 def _nrefs_label(ref_ptr: np.ndarray):
@@ -284,7 +281,10 @@ class TER:
 
     ``references`` (sacreBLEU's streams) are tokenized once and used when a
     call passes ``refs=None``.  ``refs_layout`` is the layout of every
-    ``refs`` given to this object (default ``"streams"``, sacreBLEU's).
+    ``refs`` given to this object (default ``"auto"``: sacreBLEU's streams
+    when the references have that shape, per example otherwise, refused when
+    both fit with different meanings; cached references of equal-length
+    sequences are streams).
 
     ``reference_normalization``: ``"twice"`` (the default) tokenizes every
     reference twice, the second pass on the first one's tokens, as sacreBLEU
@@ -305,7 +305,7 @@ class TER:
     """
 
     def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                 case_sensitive: bool = False, references=None, *, refs_layout: str = "streams",
+                 case_sensitive: bool = False, references=None, *, refs_layout: str = "auto",
                  reference_normalization: str = "twice"):
         self._opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
         self.normalized = self._opts.normalized
@@ -323,15 +323,7 @@ class TER:
 
     def _tokenize_refs(self, refs, n_pairs, layout=None):
         layout = layout or self.refs_layout
-        if n_pairs is None:  # a stream's length, or the number of entries
-            rows = as_rows(refs, "refs")
-            if layout == "streams" or (layout == "auto" and rows and
-                                                 not isinstance(rows[0], str)):
-                n_pairs = len(as_rows(rows[0], "refs[0]")) if rows else 0
-            else:
-                n_pairs = len(rows)
-            refs = rows
-        flat, ref_ptr = _flat_refs(refs, n_pairs, layout)
+        flat, ref_ptr = _flat_refs(refs, n_pairs, layout)  # n_pairs None: a stream's length, or the entries
         self._nrefs = _nrefs_label(ref_ptr)
         return [self._ref_tok(r) for r in flat], ref_ptr
 

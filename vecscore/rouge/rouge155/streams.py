@@ -11,14 +11,13 @@ the choice of route.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 from typing import Protocol
 
 import numpy as np
 
 from vecscore import route as _route
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
-from vecscore.inputs import as_rows, check_unicode, plain_str
+from vecscore.inputs import Refs, as_rows, check_unicode, exact_text
 from vecscore.kernels.skipgrams import UNI_NONE, skip_bigram_totals  # NumPy only
 from vecscore.rouge.rouge155 import plain as plain155
 from vecscore.route import text_chars
@@ -34,61 +33,85 @@ __all__ = ["layout", "make_transform", "RowsLike", "Streams", "warn_empty", "Pla
 
 
 def _summary(x, what: str) -> str:
+    """One summary (a ``str``, or a list of sentence ``str`` read once) as an exact ``str``, lines = sentences."""
     if isinstance(x, str):
-        return x if type(x) is str else plain_str([x])[0]
+        return exact_text(x)
     if isinstance(x, (list, tuple)):
-        for j, s in enumerate(x):
+        sentences = list(x)
+        for j, s in enumerate(sentences):
             if not isinstance(s, str):
                 raise VecscoreError(f"{what}[{j}] is {type(s).__name__}; a summary is a str or a list of sentence str")
+            s = sentences[j] = exact_text(s)
             if "\n" in s:
                 raise VecscoreError(f"{what}[{j}] contains a newline; in a list of sentences each item is one line")
-        return "\n".join(x)
+        return "\n".join(sentences)
     raise VecscoreError(f"{what} is {type(x).__name__}; "
                         "a summary is a str (lines = sentences) or a list of sentence str")
 
 
-def layout(hyps, refs) -> tuple[list[str], list[list[str]]]:
-    hyps, refs = plain_str(as_rows(hyps, "hyps")), as_rows(refs, "refs")
-    check_unicode(hyps, "hyps")
-    check_unicode(refs, "refs")
+def layout(hyps, refs) -> tuple[list[str], Refs]:
+    """``(H, R)``: every hypothesis as one exact ``str`` (lines = sentences), and the references read once
+    (:class:`vecscore.inputs.Refs`: every reference summary as one ``str``, pair after pair; iterated, the list
+    of each pair's references)."""
+    hyps, refs = as_rows(hyps, "hyps"), as_rows(refs, "refs")
     if len(hyps) != len(refs):
         raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; "
                             "they must have the same length")
     fast = _layout_fast(hyps, refs)
     if fast is not None:
-        return fast
-    H = [_summary(h, f"hyps[{i}]") for i, h in enumerate(hyps)]
-    sentence_lists = any(isinstance(h, (list, tuple)) for h in hyps)
-    R = []
+        H, flat, ptr, single = fast
+    else:
+        H = [_summary(h, f"hyps[{i}]") for i, h in enumerate(hyps)]
+        flat, ptr, single = _references(refs, any(isinstance(h, (list, tuple)) for h in hyps))
+    check_unicode(H, "hyps")
+    check_unicode(Refs(flat, ptr, single=single), "refs")  # names as given: refs[i] or refs[i][j]
+    return H, Refs(flat, ptr)
+
+
+def _references(refs: list, sentence_lists: bool) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(flat, ptr, single)`` of the reference entries, each read once and checked (:func:`layout`)."""
+    flat: list[str] = []
+    ptr = np.zeros(len(refs) + 1, np.int64)
+    single = np.zeros(len(refs), np.bool_)
     for i, r in enumerate(refs):
-        if sentence_lists and isinstance(r, (list, tuple)) and len(r) > 1 and all(isinstance(x, str) for x in r):
-            raise VecscoreError(
-                f"refs[{i}] is a list of {len(r)} strings while hypotheses are lists of sentences: it could be one "
-                f"reference's sentences or {len(r)} one-line references. Write one reference as [[s1, s2, ...]] "
-                "(or one string with a newline between its sentences), several as [ref1, ref2, ...] with each a "
-                "list of sentences or a string")
         if isinstance(r, str):
-            R.append([r])
-            continue
-        if not isinstance(r, (list, tuple)):
+            flat.append(exact_text(r))
+            single[i] = True
+        elif isinstance(r, (list, tuple)):
+            r = list(r)
+            if sentence_lists and len(r) > 1 and all(isinstance(x, str) for x in r):
+                raise VecscoreError(
+                    f"refs[{i}] is a list of {len(r)} strings while hypotheses are lists of sentences: it could be "
+                    f"one reference's sentences or {len(r)} one-line references. Write one reference as "
+                    "[[s1, s2, ...]] (or one string with a newline between its sentences), several as "
+                    "[ref1, ref2, ...] with each a list of sentences or a string")
+            if len(r) == 0:
+                raise VecscoreError(f"refs[{i}] is an empty list; every pair needs at least one reference")
+            flat.extend(_summary(x, f"refs[{i}][{j}]") for j, x in enumerate(r))
+        else:
             raise VecscoreError(f"refs[{i}] is {type(r).__name__}; "
                                 "expected a str (one reference) or a list of references")
-        if len(r) == 0:
-            raise VecscoreError(f"refs[{i}] is an empty list; every pair needs at least one reference")
-        R.append([_summary(x, f"refs[{i}][{j}]") for j, x in enumerate(r)])
-    return H, R
+        ptr[i + 1] = len(flat)
+    return flat, ptr, single
 
 
 def _layout_fast(hyps, refs):
-    """:func:`layout` by C-level checks when every summary is a ``str`` (``None``: check row by row)."""
+    """:func:`layout`'s ``(H, flat, ptr, single)`` by C-level checks when every summary is an exact ``str``
+    (``None``: check row by row).  Each list of references is read once, its items and length together."""
     if not set(map(type, hyps)) <= {str}:
         return None
     kinds = set(map(type, refs))
+    n = len(refs)
     if kinds <= {str}:
-        return list(hyps), [[r] for r in refs]
-    if kinds <= {list, tuple} and all(map(len, refs)) and set(map(type, chain.from_iterable(refs))) <= {str}:
-        return list(hyps), list(refs)  # the lists and tuples themselves: copying 100k lists costs 40 ms of GC
-    return None
+        return hyps, refs, np.arange(n + 1, dtype=np.int64), True
+    if not kinds <= {list, tuple}:
+        return None
+    flat: list = []
+    ptr = np.zeros(n + 1, np.int64)
+    ptr[1:] = np.fromiter(map(len, map(flat.__iadd__, refs)), np.int64, count=n)
+    if (np.diff(ptr) == 0).any() or not set(map(type, flat)) <= {str}:
+        return None
+    return hyps, flat, ptr, False
 
 
 def make_transform(stemmer: bool, stopwords):
@@ -152,9 +175,9 @@ class Streams:
         return (self.ns.ids, self.ns.offsets) if self.budget_from_ns else None
 
 
-def warn_empty(H, R, st: Streams) -> None:
+def warn_empty(H, R: Refs, st: Streams) -> None:
 
-    rows = H + [x for r in R for x in r]
+    rows = H + R.flat
     lens = np.diff(st.ns.offsets)
     lost = [int(i) for i in np.flatnonzero(lens == 0) if any(ch.isalnum() for ch in rows[i])]
     if lost:
@@ -174,12 +197,10 @@ def warn_empty(H, R, st: Streams) -> None:
 class PlainRoute:
     """Statistics from :mod:`vecscore.rouge.rouge155.plain`: Python and NumPy, numba never loaded."""
 
-    def streams(self, H, R, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> Streams:
-        ps = plain155.perl_streams(H + [x for r in R for x in r], need_lcs=need_lcs, transform=transform,
+    def streams(self, H, R: Refs, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> Streams:
+        ps = plain155.perl_streams(H + R.flat, need_lcs=need_lcs, transform=transform,
                                    word_limit=word_limit, byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
-        ref_ptr = np.zeros(len(R) + 1, np.int64)
-        np.cumsum(np.fromiter(map(len, R), np.int64, count=len(R)), out=ref_ptr[1:])
-        return Streams(len(H), ref_ptr, ps.n_vocab, ps.ns, ps.lines, ps.text_lines, ps.budget_from_ns)
+        return Streams(len(H), R.ptr, ps.n_vocab, ps.ns, ps.lines, ps.text_lines, ps.budget_from_ns)
 
     def ngram_hits(self, st: Streams, orders, drop_last: bool) -> np.ndarray:
         return plain155.ngram_hits(st.ns.ids, st.ns.offsets, st.n_pairs, st.ref_ptr, orders, drop_last)
@@ -234,7 +255,7 @@ class CompiledRoute:
             a.fold,
         )
 
-    def streams(self, H, R, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> Streams:
+    def streams(self, H, R: Refs, *, need_lcs, transform, word_limit, byte_limit, byte_limit_compat) -> Streams:
         Ragged = self._ragged
         two = byte_limit is not None and need_lcs
         holder = {}
@@ -294,11 +315,11 @@ class CompiledRoute:
                           vocab_size=max(st.n_vocab, 1), hyp_budget=budget, ref_budget=budget)
 
 
-def plain_size(H, R, specs) -> float:
+def plain_size(H, R: Refs, specs) -> float:
     """The call's size for :func:`vecscore.route.use_plain` (under ``auto``): its text characters, or
     infinity when ROUGE-W's or ROUGE-S's super-linear work would be long on the plain route
     (:func:`vecscore.rouge.rouge155.plain.plain_route_fits`; not estimated for calls already too large)."""
-    chars = text_chars(H, *R)
+    chars = text_chars(H, R.flat)
     if chars * _route.COST["rouge155"] > _route.PLAIN_MAX_CHARS:
         return chars
     gaps = [s.gap for s in specs if s.kind == "S"]
