@@ -187,7 +187,7 @@ OUTCOMES: collections.Counter = collections.Counter()
 
 
 def numbers(x, depth=0) -> list:
-    """Every number a result holds, in order, for comparing two results of one call."""
+    """Every number a result holds, in order, for comparing two results of one call (also tests/test_processes)."""
     if depth > 5 or x is None or isinstance(x, (str, bytes)):
         return []
     if isinstance(x, (int, float, np.number, np.bool_)):

@@ -56,29 +56,13 @@ LAYERS = _layers()
 # Every public entry that runs compiled kernels, on a small batch (the compiled route is forced), each returning
 # a number or an array of numbers.
 CALLS = """
-    import json, numpy as np, vecscore
+    import vecscore
+    from tests.fuzz_inputs import numbers as rows  # every number a result holds, in order
     H = ["the cat sat on the mat number %d ." % i for i in range(40)]
     R = ["a cat was on the mat number %d ." % (i % 7) for i in range(40)]
     R2 = ["the cat lay on a mat , number %d" % (i % 5) for i in range(40)]
     H2 = ["a cat sat on the mat number %d ." % (i % 3) for i in range(40)]
     shared = vecscore.SharedReferences(R[:7] + R2[:5])
-
-    def rows(x, depth=0):
-        # every number a result holds, in order (arrays, dataclasses, dicts, named tuples, objects)
-        if depth > 6 or x is None or isinstance(x, (str, bytes)):
-            return []
-        if isinstance(x, (int, float, np.number, np.bool_)):
-            return [float(x)]
-        if isinstance(x, np.ndarray):
-            return x.astype(float).ravel().tolist() if x.dtype.kind in "biuf" else []
-        if isinstance(x, dict):
-            return [v for k in sorted(x, key=str) for v in rows(x[k], depth + 1)]
-        if isinstance(x, (list, tuple)):
-            return [v for item in x for v in rows(item, depth + 1)]
-        if hasattr(x, "__dict__") or hasattr(x, "__slots__"):
-            names = sorted(getattr(x, "__dict__", None) or {n: 0 for n in getattr(x, "__slots__", ())})
-            return [v for n in names if not n.startswith("_") for v in rows(getattr(x, n), depth + 1)]
-        return []
 
     CALLS = {
         "rouge": lambda: rows(vecscore.rouge(H, R, metrics=["rouge1", "rouge2", "rougeL", "rougeLsum"],
