@@ -50,9 +50,9 @@ import numpy as np
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "resolve_layout", "as_rows", "read_rows",
-           "read_refs", "read_pairs", "cached_mismatch", "exact_text", "exact_units", "input_kind", "check_units",
-           "normalize_refs", "warn_empty_rows", "check_unicode", "user_row", "rows_named", "batch_rows",
-           "unicode_errors"]
+           "read_refs", "read_pairs", "cached_mismatch", "all_exact_str", "exact_text", "exact_units", "input_kind",
+           "check_units", "normalize_refs", "warn_empty_rows", "check_unicode", "user_row", "rows_named",
+           "batch_rows", "unicode_errors"]
 
 REFS_LAYOUTS = ("per-example", "streams")
 #: ``refs_layout="auto"``: the one layout that fits the references' shape; both fitting with
@@ -115,9 +115,14 @@ def _unit_error(what: str, x: Any, kind: str) -> VecscoreError:
                          "(replace missing values, e.g. with an empty string)")
 
 
-def _all_str(rows) -> bool:
-    """Fast (C-level) check that every row is exactly a ``str``."""
-    return set(map(type, rows)) <= {str}
+def all_exact_str(rows) -> bool:
+    """Whether every row (of a list, or any iterable) is exactly a ``str``: one C-level pass (the types listed and
+    counted by identity, about twice as fast as a set of them)."""
+    types = list(map(type, rows))
+    return types.count(str) == len(types)
+
+
+_all_str = all_exact_str
 
 
 def _all_token_lists(rows) -> bool:
@@ -386,14 +391,14 @@ def _any(single) -> bool:
 
 def _text_refs(entries: list, n_pairs: int | None, layout: str, what: str) -> Refs:
     """:func:`read_refs` of texts: every entry read once (C-level for lists and tuples of references)."""
-    types = set(map(type, entries))
-    if types <= {str} and layout != "streams":
+    if layout != "streams" and all_exact_str(entries):  # one exact str per pair
         n = len(entries) if n_pairs is None else n_pairs
         if len(entries) != n:
             raise _count_error(len(entries), n)
         return Refs(entries, np.arange(n + 1, dtype=np.int64), "per-example", what, True)
     single: bool | np.ndarray = False
-    if types <= {list, tuple}:
+    types = list(map(type, entries))
+    if types.count(list) + types.count(tuple) == len(types):
         flat: list = []
         # list += entry: each entry read once, its items appended and the running length taken together
         ends = np.fromiter(map(len, map(flat.__iadd__, entries)), np.int64, count=len(entries))

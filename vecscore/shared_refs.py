@@ -38,7 +38,7 @@ from vecscore.bleu.options import TOKENIZERS, Options, warn_cjk, warn_tokenized
 from vecscore.bleu.scores import BLEUScore, BLEUScores
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, exact_units, input_kind
+from vecscore.inputs import all_exact_str, as_rows, exact_units, input_kind
 from vecscore.rouge.results import RougeResult
 
 __all__ = ["SharedReferences"]
@@ -62,11 +62,15 @@ def _exact_rows(rows: list, kind: str, what: str) -> list:
     :func:`vecscore.inputs.exact_units`); a row or token that is not one is named."""
     noun = "reference" if what == "references" else "hypothesis"
     if kind == "text":
-        bad = next((i for i, r in enumerate(rows) if not isinstance(r, str)), None) if not _exact(rows) else None
+        if all_exact_str(rows):
+            return rows
+        bad = next((i for i, r in enumerate(rows) if not isinstance(r, str)), None)
         if bad is not None:
             raise VecscoreError(f"{what}[{bad}] is {type(rows[bad]).__name__}, not str; every {noun} must be a "
                                 "str (replace missing values, e.g. with an empty string)")
-    elif kind == "tokens" and not (_exact(rows, (list, tuple)) and _exact(chain.from_iterable(rows))):
+    elif kind == "tokens":
+        if set(map(type, rows)) <= {list, tuple} and all_exact_str(chain.from_iterable(rows)):
+            return rows
         for i, row in enumerate(rows):
             if not isinstance(row, (list, tuple)):
                 raise VecscoreError(f"{what}[{i}] is {type(row).__name__}, not a list of str tokens; every row must "
@@ -76,11 +80,6 @@ def _exact_rows(rows: list, kind: str, what: str) -> list:
                 raise VecscoreError(f"{what}[{i}] holds the token {token!r:.40} ({type(token).__name__}); tokens "
                                     "must be str (convert them, e.g. [str(t) for t in tokens])")
     return exact_units(rows, kind, what)
-
-
-def _exact(rows, types=(str,)) -> bool:
-    """Every row's type is exactly one of ``types`` (one C-level pass)."""
-    return set(map(type, rows)) <= set(types)
 
 
 class SharedReferences:

@@ -17,7 +17,7 @@ import numpy as np
 
 from vecscore import route as _route
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
-from vecscore.inputs import Refs, as_rows, check_unicode, exact_text
+from vecscore.inputs import Refs, all_exact_str, as_rows, check_unicode, exact_text
 from vecscore.kernels.skipgrams import UNI_NONE, skip_bigram_totals  # NumPy only
 from vecscore.rouge.rouge155 import plain as plain155
 from vecscore.route import text_chars
@@ -98,7 +98,7 @@ def _references(refs: list, sentence_lists: bool) -> tuple[list[str], np.ndarray
 def _layout_fast(hyps, refs):
     """:func:`layout`'s ``(H, flat, ptr, single)`` by C-level checks when every summary is an exact ``str``
     (``None``: check row by row).  Each list of references is read once, its items and length together."""
-    if not set(map(type, hyps)) <= {str}:
+    if not all_exact_str(hyps):
         return None
     kinds = set(map(type, refs))
     n = len(refs)
@@ -109,7 +109,7 @@ def _layout_fast(hyps, refs):
     flat: list = []
     ptr = np.zeros(n + 1, np.int64)
     ptr[1:] = np.fromiter(map(len, map(flat.__iadd__, refs)), np.int64, count=n)
-    if (np.diff(ptr) == 0).any() or not set(map(type, flat)) <= {str}:
+    if (np.diff(ptr) == 0).any() or not all_exact_str(flat):
         return None
     return hyps, flat, ptr, False
 
