@@ -196,6 +196,24 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _writing_into(pid: int, folder: Path) -> bool:
+    """Whether process ``pid`` has a file in ``folder`` open (a named temporary file, or an unnamed O_TMPFILE
+    one, which only /proc shows), or a file there exists."""
+    if any(folder.iterdir()):
+        return True
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(str(folder) + os.sep):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_interrupt_leaves_no_partial_file(tmp_path, sig, code):
     h, r = _big_input(tmp_path)
@@ -206,8 +224,9 @@ def test_interrupt_leaves_no_partial_file(tmp_path, sig, code):
                             cwd=ROOT, env={**os.environ, "VECSCORE_ROUTE": "plain"}, stderr=subprocess.PIPE,
                             text=True, preexec_fn=_default_sigint)
     deadline = time.time() + 60
-    while not any(out_dir.iterdir()) and time.time() < deadline:  # wait until the temporary file exists
+    while not _writing_into(proc.pid, out_dir) and time.time() < deadline:  # the output is open
         time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
     time.sleep(0.3)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
