@@ -49,7 +49,7 @@ import numpy as np
 
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
-__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "resolve_layout", "as_rows", "read_rows",
+__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "as_rows", "read_rows",
            "read_refs", "read_pairs", "cached_mismatch", "all_exact_str", "exact_text", "exact_units", "input_kind",
            "check_units", "normalize_refs", "warn_empty_rows", "check_unicode", "user_row", "rows_named",
            "batch_rows", "unicode_errors"]
@@ -670,11 +670,6 @@ def cached_mismatch(n_hyps: int, refs: Refs) -> VecscoreError:
             "hypothesis pass refs_layout='per-example')") if refs.layout == "streams" else ""
     return VecscoreError(f"got {n_hyps} hypotheses but the cached references have {refs.n_pairs} entries; they must "
                          f"match (sacreBLEU would silently score only the shorter prefix){hint}")
-
-
-def resolve_layout(refs: Any, n_pairs: int, refs_layout: str, kind: str = "text") -> str:
-    """The layout :func:`read_refs` reads ``refs`` in (``"auto"`` resolved, or refused as ambiguous)."""
-    return read_refs(refs, n_pairs, kind, refs_layout).layout
 
 
 def normalize_refs(refs: Any, n_pairs: int, kind: str,
