@@ -271,3 +271,41 @@ def test_mteval_cumulative_bleu_wmt15(real_pairs):
     expected = [0.5415, 0.4012, 0.3044, 0.2318]
     for i, e in enumerate(expected, start=1):
         assert abs(bf.nltk_corpus(*stats, weights=(1 / i,) * i) - e) < 0.005
+
+
+# --- builtin sum() as compiled code -------------------------------------------------------------
+
+
+def _compiled_sum():
+    import numba
+
+    from vecscore import _jit
+    from vecscore.kernels import pysum
+
+    _jit.activate()  # the helpers become numba dispatchers
+    sum_add, sum_result = pysum.sum_add, pysum.sum_result
+
+    def compiled_sum(xs, neumaier):
+        s = 0.0
+        c = 0.0
+        for x in xs:
+            s, c = sum_add(s, c, x, neumaier)
+        return sum_result(s, c, neumaier)
+
+    return numba.njit(compiled_sum)
+
+
+@pytest.mark.parametrize("values", [[1e16, 1.0, -1e16], [0.1] * 10, [-0.0], [1e308, 1e308, -1e308], [3.5, -7.25, 1e-17]])
+def test_compiled_sum_is_builtin_sum(values):
+    """sacreBLEU sums log precisions with ``sum()``, which compensates from Python 3.12 on: the kernels'
+    sum for this Python equals it bit for bit (on [1e16, 1, -1e16] the plain sum is 0.0, the compensated 1.0)."""
+    compiled_sum = _compiled_sum()
+    from vecscore.kernels.pysum import NEUMAIER
+
+    got = compiled_sum(np.array(values), NEUMAIER)
+    want = sum(values)
+    assert got == want or (math.isnan(got) and math.isnan(want))
+    assert math.copysign(1.0, got) == math.copysign(1.0, want)
+    assert NEUMAIER == (sum([1e16, 1.0, -1e16]) == 1.0)
+    assert compiled_sum(np.array([1e16, 1.0, -1e16]), True) == 1.0
+    assert compiled_sum(np.array([1e16, 1.0, -1e16]), False) == 0.0

@@ -41,6 +41,7 @@ import numpy as np
 from vecscore._jit import SERIAL_MAX, jit, prange, serial_twin
 from vecscore._version import __version__
 from vecscore.errors import UndefinedMetricWarning, VecscoreError, warn
+from vecscore.kernels.pysum import NEUMAIER, sum_add, sum_result
 
 __all__ = [
     "COMPILED",
@@ -58,7 +59,6 @@ __all__ = [
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 NLTK_METHODS = tuple(f"method{i}" for i in range(8))
-_NEUMAIER = sys.version_info >= (3, 12)  # builtin sum() compensates from 3.12 on
 _MY_LOG_ZERO = -9999999999.0  # sacrebleu.utils.my_log(0.0)
 
 
@@ -82,20 +82,8 @@ def _sacre_combine(prec, r, eff, bp, neumaier):
         x = prec[i, r]
         if x == 0.0:
             return 0.0  # exp(-9999999999 / eff) underflows to 0
-        x = math.log(x)
-        if i == 0:
-            s = x
-        elif neumaier:
-            t = s + x
-            if abs(s) >= abs(x):
-                c += (s - t) + x
-            else:
-                c += (x - t) + s
-            s = t
-        else:
-            s += x
-    if neumaier and c != 0.0 and math.isfinite(c):
-        s += c
+        s, c = sum_add(s, c, math.log(x), neumaier)
+    s = sum_result(s, c, neumaier)
     return bp * math.exp(s / eff)
 
 
@@ -313,7 +301,7 @@ def _sacre_scores(sys_len, ref_len, correct, total, smooth_method, smooth_value,
     correct, total = correct[:order], total[:order]
     sacre = _sacre_serial if kernels is COMPILED and correct.shape[1] <= SERIAL_MAX else kernels.sacre
     score, prec, bp = sacre(sys_len, ref_len, correct, total, _SMOOTH_CODES[smooth_method],
-                            float(value or 0.0), bool(effective_order), _NEUMAIER)
+                            float(value or 0.0), bool(effective_order), NEUMAIER)
     return score, prec, bp, sys_len, ref_len, correct, total
 
 

@@ -13,18 +13,20 @@ import math
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.pysum import sum_add, sum_result
 
 __all__ = ["bleu_rows_scores", "float32_resample_sums"]
 
 
 @jit
 def bleu_rows_scores(sys_len, ref_len, correct, total, smooth, smooth_add, floor_value, hundred, effective_order,
-                     out):
+                     neumaier, out):
     """sacreBLEU's ``BLEU._compute_score_from_stats`` for every row: ``correct``/``total`` ``(rows, k)`` in the
     precision dtype (float32 for bootstrap sums, float64 otherwise), ``sys_len``/``ref_len`` float64 (truncated
     to integers), ``smooth`` 0 ``none``, 1 ``floor``, 2 ``add-k``, 3 ``exp``; ``smooth_add`` (add-k's value),
-    ``floor_value`` (``100 * floor``) and ``hundred`` in the precision dtype.  Each operation is sacreBLEU's,
-    in its dtype and order; ``out`` (float64) gets the scores."""
+    ``floor_value`` (``100 * floor``) and ``hundred`` in the precision dtype; ``neumaier``: sum the log
+    precisions as builtin ``sum()`` does on this Python (:data:`vecscore.kernels.pysum.NEUMAIER`).  Each
+    operation is sacreBLEU's, in its dtype and order; ``out`` (float64) gets the scores."""
     rows, k = correct.shape
     prec = np.empty(k, dtype=np.float64)
     for r in range(rows):
@@ -74,9 +76,10 @@ def bleu_rows_scores(sys_len, ref_len, correct, total, smooth, smooth_add, floor
         else:
             bp = 1.0
         acc = 0.0
+        comp = 0.0
         for n in range(eff):
-            acc += math.log(prec[n])
-        out[r] = bp * math.exp(acc / eff)
+            acc, comp = sum_add(acc, comp, math.log(prec[n]), neumaier)
+        out[r] = bp * math.exp(sum_result(acc, comp, neumaier) / eff)
 
 
 @jit(parallel=True)

@@ -58,6 +58,7 @@ def bleu_rows(sums: np.ndarray, *, max_ngram_order: int = 4, smooth_method: str 
     total = sums[:, 2 + k:2 + 2 * k].astype(pdt)
 
     if rows >= KERNEL_MIN_ROWS and _libm_kernel():
+        from vecscore.kernels.pysum import NEUMAIER
         from vecscore.kernels.significance import bleu_rows_scores
 
         out = np.zeros(rows)
@@ -65,7 +66,7 @@ def bleu_rows(sums: np.ndarray, *, max_ngram_order: int = 4, smooth_method: str 
         add = pdt(smooth_value) if smooth_method == "add-k" else pdt(0.0)
         floor = pdt(100.0 * smooth_value) if smooth_method == "floor" else pdt(0.0)
         bleu_rows_scores(sys_len, ref_len, np.ascontiguousarray(correct), np.ascontiguousarray(total), code, add,
-                         floor, pdt(100.0), bool(effective_order), out)
+                         floor, pdt(100.0), bool(effective_order), NEUMAIER, out)
         return out
     matched = (correct != 0).any(axis=1)  # sacreBLEU's early stop: nothing matched -> 0.0
     prec = np.zeros((rows, k), pdt)
