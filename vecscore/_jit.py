@@ -6,7 +6,10 @@ costs nothing: numba is not imported until the first kernel is *called*
 (the ``plain`` module of each metric) never pay for numba's import or compilation.  On
 activation every kernel becomes a numba dispatcher, compiled lazily on its
 first call and cached on disk in the folder :mod:`vecscore.cache_dir` picks
-(the package's own folder, else a per-user cache, else a temporary folder).
+(the package's own folder, else a per-user cache, else a temporary folder),
+in sub-folders named by the package (``vecscore.kernels``), not by the
+install's absolute path, so that a cache folder can be copied to another
+install (:func:`vecscore.cache_dir.function_cache`).
 Setting ``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python, which the
 test-suite uses for coverage of the kernel bodies.
 
@@ -103,11 +106,12 @@ class Kernel:
 def _njit(fn, parallel: bool, inline: bool):
     import numba
 
-    disp = numba.njit(cache=cache_dir.enabled(), nogil=True, parallel=parallel,
-                      inline="always" if inline else "never")(fn)
+    disp = numba.njit(nogil=True, parallel=parallel, inline="always" if inline else "never")(fn)
     if not isinstance(disp, _dispatcher_class()):  # NUMBA_DISABLE_JIT: the plain function
         return disp
     disp.__class__ = _Guarded
+    if cache_dir.enabled():  # numba's cache=True, in a folder named by the package (the cache can be copied)
+        disp._cache = cache_dir.function_cache(fn)
     cache = getattr(disp, "_cache", None)
     if cache is not None and hasattr(cache, "_cache_file"):
         cache.load_overload = _cache_loader(cache, cache.load_overload, fn)

@@ -30,6 +30,14 @@ with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``) to a
 ``boundscheck`` folder: numba's cache keys do not record either, so without
 their own folders a test run in one mode would load the kernels of the other
 (slower ones in normal use, or ones that check nothing in a checking run).
+
+A cache folder can travel (a Docker image layer, cluster workers, another
+virtual environment): numba's own locators name each source file's folder
+after the file's absolute directory, so a package installed at another path
+would compile everything again; vecscore's kernels instead go to folders
+named after their package inside vecscore (``vecscore.kernels``,
+``vecscore.bleu``, ...: :func:`package_folder`, :func:`function_cache`),
+while numba still checks each kernel's source file by content.
 """
 from __future__ import annotations
 
@@ -41,7 +49,8 @@ from vecscore import fast_path
 from vecscore._version import __version__
 from vecscore.errors import warn
 
-__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "KERNEL_SOURCES"]
+__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "KERNEL_SOURCES", "package_folder",
+           "function_cache"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _state: dict = {}
@@ -182,3 +191,53 @@ def chosen() -> tuple[str, str | None]:
 def enabled() -> bool:
     """Whether kernels are cached on disk at all."""
     return chosen()[0] != "none"
+
+
+def package_folder(py_file: str) -> str | None:
+    """The cache sub-folder of the kernels of ``py_file``: its package's dotted name when the file is part of
+    vecscore (``vecscore.kernels`` for ``.../vecscore/kernels/ngrams.py``), the same for every install path;
+    ``None`` for any other file (numba's own locators take it)."""
+    here = os.path.realpath(_PACKAGE)
+    folder = os.path.dirname(os.path.realpath(py_file))
+    if folder != here and not folder.startswith(here + os.sep):
+        return None
+    rel = os.path.relpath(folder, here)
+    return ".".join(["vecscore", *([] if rel == os.curdir else rel.split(os.sep))])
+
+
+def function_cache(py_func):
+    """numba's cache of one kernel (a ``FunctionCache``), in :func:`package_folder` inside numba's cache folder
+    instead of a folder named after the source file's absolute path; numba's source stamp (a digest of the
+    file's content) and index keys (signature, CPU, bytecode) are unchanged.  Imports numba."""
+    if "cache" not in _state:
+        _state["cache"] = _cache_class()
+    return _state["cache"](py_func)
+
+
+def _cache_class():
+    from numba.core import caching, config
+
+    class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        """numba's ``UserProvidedCacheLocator`` with a folder named by the package, not the absolute path."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = os.path.join(config.CACHE_DIR, package_folder(py_file) or "")
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not config.CACHE_DIR or package_folder(py_file) is None:
+                return None
+            return super().from_function(py_func, py_file)
+
+    class PackageCacheImpl(caching.CompileResultCacheImpl):
+        _locator_classes = [PackageCacheLocator, *caching.CompileResultCacheImpl._locator_classes]
+
+    class PackageFunctionCache(caching.FunctionCache):
+        _impl_class = PackageCacheImpl
+
+    return PackageFunctionCache
