@@ -8,7 +8,9 @@ setup script or a CI cache step.  It scores a handful of pairs through the
 compiled route with every family of options the library has (each metric,
 each tokenizer family, each multi-reference convention), so the kernels and
 their usual type specializations land in the disk cache
-(:mod:`vecscore.cache_dir`).  Results are thrown away.
+(:mod:`vecscore.cache_dir`).  Results are thrown away.  ``--portable`` compiles
+for numba's generic CPU and marks the folder, for a cache copied to machines
+with other CPU models.
 """
 from __future__ import annotations
 
@@ -143,11 +145,23 @@ def _compiled_route():
             os.environ["VECSCORE_ROUTE"] = before
 
 
-def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | None = None) -> dict[str, float]:
-    """Compile (or load from the cache) the kernels of ``groups`` (default: all); seconds per group."""
+def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | None = None,
+           portable: bool = False) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``groups`` (default: all); seconds per group.
+
+    ``portable``: compile for numba's generic CPU and mark the cache folder so (``vecscore warmup --portable``,
+    :mod:`vecscore.cache_dir`), for a folder that is copied to other machines; call it before any kernel runs.
+    """
     import warnings
 
+    from vecscore import cache_dir
     from vecscore.errors import VecscoreError
+
+    if portable:
+        cache_dir.make_portable()
+        if cache_dir.chosen()[1] is not None and not cache_dir.portable():
+            raise VecscoreError("a portable warmup needs numba's generic CPU, but numba was set up for this CPU "
+                                "before it; run `vecscore warmup --portable` in a process of its own")
 
     names = list(GROUPS) if groups is None else list(groups)
     unknown = [g for g in names if g not in GROUPS]

@@ -397,13 +397,17 @@ def run_filter(args) -> int:
 
 
 def run_warmup(args) -> int:
-    from vecscore.cache_dir import chosen
+    from vecscore.cache_dir import chosen, make_portable, portable
     from vecscore.warmup import warmup
 
+    if args.portable:
+        make_portable()
     where, folder = chosen()
     place = {"package": "the package folder", "none": "nowhere (no writable folder)"}.get(where, folder)
+    if portable():
+        place += " (portable: compiled for numba's generic CPU)"
     print(f"vecscore warmup: compiling into {place}", file=sys.stderr)
-    seconds = warmup(args.only, report=lambda line: print(f"  {line}", file=sys.stderr))
+    seconds = warmup(args.only, report=lambda line: print(f"  {line}", file=sys.stderr), portable=args.portable)
     print(f"vecscore warmup: done in {sum(seconds.values()):.1f} s", file=sys.stderr)
     return 0
 

@@ -255,4 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "that no later process compiles (small batches never do).")
     w.add_argument("--only", nargs="+", metavar="GROUP",
                    help="rouge, bleu, rouge155, rouge-weighted, chrf, ter (default: all)")
+    w.add_argument("--portable", action="store_true",
+                   help="compile for numba's generic CPU and mark the folder, so that it can be copied to machines "
+                   "with other CPU models (Docker images, cluster workers); later processes using the folder "
+                   "follow the marker (same as VECSCORE_PORTABLE_CACHE=1)")
     return parser
