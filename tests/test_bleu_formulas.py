@@ -295,7 +295,8 @@ def _compiled_sum():
     return numba.njit(compiled_sum)
 
 
-@pytest.mark.parametrize("values", [[1e16, 1.0, -1e16], [0.1] * 10, [-0.0], [1e308, 1e308, -1e308], [3.5, -7.25, 1e-17]])
+@pytest.mark.parametrize(
+    "values", [[1e16, 1.0, -1e16], [0.1] * 10, [-0.0], [1e308, 1e308, -1e308], [3.5, -7.25, 1e-17]])
 def test_compiled_sum_is_builtin_sum(values):
     """sacreBLEU sums log precisions with ``sum()``, which compensates from Python 3.12 on: the kernels'
     sum for this Python equals it bit for bit (on [1e16, 1, -1e16] the plain sum is 0.0, the compensated 1.0)."""
