@@ -15,6 +15,10 @@ import pytest
 # the ROUGE-1.5.5.pl oracle fixture (``perl_rouge``), available to every test module
 pytest_plugins = ["tests.oracles.perl_rouge"]
 
+# routes stay deterministic and no test run starts background compilers (vecscore.background); the tests of that
+# feature (tests/test_background_compile.py) turn it on where they need it
+os.environ["VECSCORE_BACKGROUND_COMPILE"] = "0"
+
 DATA_DIR = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 

@@ -68,8 +68,8 @@ _state: dict = {}
 #: the machine code).  A folder name stands for all its ``.py`` files.  ``tests/test_cache_dir.py`` checks
 #: that this covers every such module.
 KERNEL_SOURCES = (
-    "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "errors.py", "fast_path.py", "memory.py",
-    "parallel.py", "route.py", "inputs.py", "confidence.py", "bleu/__init__.py", "bleu/compiled.py",
+    "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "background.py", "errors.py", "fast_path.py",
+    "memory.py", "parallel.py", "route.py", "inputs.py", "confidence.py", "bleu/__init__.py", "bleu/compiled.py",
     "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
     "chrf/formulas.py", "chrf/plain.py", "chrf/stats.py", "engine/batch.py", "engine/counts.py",
     "rouge/multiref.py", "rouge/results.py", "rouge/stats.py", "significance/adapters.py",

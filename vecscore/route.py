@@ -33,6 +33,17 @@ budget is then :data:`LOADED_PLAIN_MAX_CHARS`.
 ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 
+Compilation off the critical path (:mod:`vecscore.background`): when a call
+above that budget would need kernels that are not in the disk cache (no
+readiness marker for its kind or its warmup group), ``auto`` keeps it on the
+plain route as long as the process's plain work stays below the estimated
+compile time of what is missing (:data:`vecscore.background.COMPILE_SECONDS`,
+converted with :data:`vecscore.background.SECONDS_PER_CHAR`), and starts one
+low-priority background process that compiles the group into the cache; once
+it has finished (its marker appears), large calls take the compiled route.
+Larger calls compile in the foreground.  ``VECSCORE_BACKGROUND_COMPILE=0``
+turns this off.
+
 One protocol for every metric: a route that may not apply to a call (the
 plain route, and the per-pair fast kernels inside the compiled route:
 ``vecscore.rouge.direct.direct_stats``, ``vecscore.bleu.direct.direct_stats``)
@@ -108,13 +119,34 @@ def _length(x) -> int:
     return len(x) if isinstance(x, str) else 16
 
 
+_cap = threading.local()
+
+
+def _size_cap() -> int:
+    """Where :func:`capped_sum` and :func:`text_chars` stop: :data:`PLAIN_MAX_CHARS`, or more while
+    :func:`use_plain` weighs a call against a compile time (:func:`_counting_to`)."""
+    return max(PLAIN_MAX_CHARS, getattr(_cap, "value", 0))
+
+
+@contextmanager
+def _counting_to(cap: int) -> Iterator[None]:
+    previous = getattr(_cap, "value", 0)
+    _cap.value = cap
+    try:
+        yield
+    finally:
+        _cap.value = previous
+
+
 def capped_sum(lengths) -> int:
     """``sum(lengths)``, but it stops once past :data:`PLAIN_MAX_CHARS` (it then returns that plus one).
 
     Enough to decide the route (a cost is at least 1), and cheap for a large
     batch: every length read touches a string object scattered in memory.
+    (While :func:`use_plain` weighs a call whose kernels are not compiled, the
+    cap is the compile time's budget instead.)
     """
-    cap = PLAIN_MAX_CHARS
+    cap = _size_cap()
     total = 0
     for block in _blocks(lengths):
         total += sum(block)
@@ -134,7 +166,7 @@ def _blocks(lengths, size: int = 1024):
 
 def text_chars(*groups) -> int:
     """Characters in every ``str`` of the given sequences (other items count 16 each), capped as :func:`capped_sum`."""
-    cap = PLAIN_MAX_CHARS
+    cap = _size_cap()
     total = 0
     for rows in groups:
         rows = rows if isinstance(rows, (list, tuple)) else list(rows)
@@ -160,8 +192,16 @@ def _kinds(warm) -> frozenset:
 def note_compiled(warm) -> None:
     """Record that a call of kind ``warm`` ran on the compiled route: its kernels are now loaded.
 
-    ``warm`` is one kind, or a ``frozenset`` of kinds whose kernels the call loaded together."""
-    _WARM.update(_kinds(warm))
+    ``warm`` is one kind, or a ``frozenset`` of kinds whose kernels the call loaded together.  The first time
+    in a process, the kinds are also marked ready in the cache folder for later processes
+    (:func:`vecscore.background.mark_kinds`)."""
+    kinds = _kinds(warm)
+    if kinds <= _WARM:
+        return
+    from vecscore import background
+
+    background.mark_kinds(kinds - _WARM)
+    _WARM.update(kinds)
 
 
 def is_warm(warm) -> bool:
@@ -174,6 +214,9 @@ def reset() -> None:
     global _spent
     _WARM.clear()
     _spent = 0
+    from vecscore import background
+
+    background.reset()
 
 
 def use_plain(supported: bool, size, cost: int = 1, warm=None, final: bool = True) -> bool:
@@ -190,6 +233,10 @@ def use_plain(supported: bool, size, cost: int = 1, warm=None, final: bool = Tru
     then counted against the process's budget), or is a first look at part of the call
     that another question settles.  Without ``warm`` (a helper step, not a scoring call),
     the step goes by its own size only.
+
+    Above the budget, a call whose kinds' kernels are not compiled in the disk cache takes the
+    plain route while the process's plain work stays below their estimated compile time, and
+    (``final``) starts their background compile (:mod:`vecscore.background`).
     """
     global _spent
     if not supported:
@@ -206,6 +253,17 @@ def use_plain(supported: bool, size, cost: int = 1, warm=None, final: bool = Tru
 
     budget = LOADED_PLAIN_MAX_CHARS if is_active() else PLAIN_MAX_CHARS
     plain = _spent + n * cost <= budget
+    if not plain:
+        from vecscore import background
+
+        cold, groups = background.cold_budget(warm)
+        if _spent + min(n, PLAIN_MAX_CHARS + 1) * cost <= cold:  # worth counting past the usual cap
+            if callable(size) and n > PLAIN_MAX_CHARS:
+                with _counting_to(int(cold // cost) + 1):
+                    n = size()
+            plain = _spent + n * cost <= cold
+            if plain and final:
+                background.start(groups)
     if plain and final:
         _spent += n * cost
     return plain

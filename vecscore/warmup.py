@@ -10,7 +10,8 @@ each tokenizer family, each multi-reference convention), so the kernels and
 their usual type specializations land in the disk cache
 (:mod:`vecscore.cache_dir`).  Results are thrown away.  ``--portable`` compiles
 for numba's generic CPU and marks the folder, for a cache copied to machines
-with other CPU models.
+with other CPU models.  Each group that completes is marked ready in the cache folder
+(``<folder>/ready/<group>``, :mod:`vecscore.background`), which the ``auto`` route reads.
 """
 from __future__ import annotations
 
@@ -154,7 +155,7 @@ def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | 
     """
     import warnings
 
-    from vecscore import cache_dir
+    from vecscore import background, cache_dir
     from vecscore.errors import VecscoreError
 
     if portable:
@@ -174,6 +175,7 @@ def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | 
             start = time.perf_counter()
             GROUPS[name]()
             seconds[name] = time.perf_counter() - start
+            background.mark_ready(name)  # later processes know without importing numba (vecscore.background)
             if report is not None:
                 report(f"{name}: {seconds[name]:.1f} s")
     return seconds

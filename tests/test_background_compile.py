@@ -1,0 +1,330 @@
+"""Compilation off the critical path (vecscore.background, vecscore.route.use_plain).
+
+No kernel is compiled here: the cache folder is a temporary one, and the background compiler's command is
+replaced by one that runs ``vecscore.background.main`` on a fake warmup group (a short sleep), so the
+detaching, the priority, the lock and the markers are the real ones.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from vecscore import background, cache_dir, route
+
+BLEU = ("bleu", "text", "13a")
+
+
+@pytest.fixture
+def folder(monkeypatch, tmp_path) -> Path:
+    """Background compiling on, this process's cache folder a fresh ``<tmp>/root/<kernel key>``."""
+    monkeypatch.setenv(background.SETTING, "1")
+    monkeypatch.delenv(background.CHILD, raising=False)
+    monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
+    monkeypatch.delenv("VECSCORE_FAST_PATH", raising=False)
+    monkeypatch.delenv("NUMBA_BOUNDSCHECK", raising=False)
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    path = tmp_path / "root" / cache_dir.kernel_key()
+    path.mkdir(parents=True)
+    monkeypatch.setattr(background, "_folder", lambda: str(path))
+    monkeypatch.setattr("vecscore._jit.is_active", lambda: False)
+    route.reset()
+    yield path
+    route.reset()
+
+
+# Readiness -------------------------------------------------------------------------------------------------------
+
+def test_kinds_map_to_their_warmup_group():
+    assert background.groups_of(BLEU) == {"bleu"}
+    assert background.groups_of(frozenset({("rouge", "N", "default"), ("rouge", "Lsum", "default")})) == {"rouge"}
+    assert background.groups_of(("chrf", 6, 2)) == {"chrf"}
+    assert background.groups_of(("unknown", "x")) is None
+    assert background.groups_of(frozenset({("rouge", "N", "default"), ("unknown",)})) is None
+    from vecscore.warmup import GROUPS
+
+    assert set(background.GROUP_OF.values()) == set(GROUPS) == set(background.COMPILE_SECONDS)
+
+
+def test_a_group_is_ready_once_its_marker_is_written(folder):
+    assert not background.ready("bleu")
+    assert background.missing_groups(BLEU) == {"bleu"}
+    background.mark_ready("bleu")
+    assert (folder / "ready" / "bleu").is_file()
+    assert background.ready("bleu") and not background.ready("rouge")
+    assert background.missing_groups(BLEU) == frozenset()
+    assert background.cold_budget(BLEU) == (0.0, frozenset())
+
+
+def test_a_kind_that_finished_on_the_compiled_route_is_ready_for_later_processes(folder, monkeypatch):
+    kind = ("rouge", "L", "default")
+    monkeypatch.setitem(sys.modules, "numba", sys.modules.get("numba") or object())  # as after a compiled call
+    route.note_compiled(frozenset({kind}))
+    assert (folder / "ready" / "kinds" / "rouge-L-default").is_file()
+    background.reset()  # a later process: nothing cached in memory
+    assert background.kind_ready(kind)
+    assert not background.kind_ready(("rouge", "N", "default"))  # another kind of the same group
+    assert background.missing_groups(frozenset({kind, ("rouge", "N", "default")})) == {"rouge"}
+
+
+def test_warmup_marks_each_group_it_completes(folder, monkeypatch):
+    from vecscore import warmup
+
+    monkeypatch.setitem(warmup.GROUPS, "fake", lambda: None)
+    monkeypatch.setitem(warmup.GROUPS, "broken", lambda: 1 / 0)
+    warmup.warmup(["fake"])
+    assert background.ready("fake")
+    with pytest.raises(ZeroDivisionError):
+        warmup.warmup(["broken"])
+    assert not (folder / "ready" / "broken").exists()
+
+
+def test_no_marker_without_a_real_compile(folder, monkeypatch):
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    background.mark_ready("ter")
+    monkeypatch.setitem(sys.modules, "numba", sys.modules.get("numba") or object())
+    background.mark_kinds(("ter", "x"))
+    assert not (folder / "ready").exists()
+
+
+def test_a_negative_answer_is_looked_at_again_after_a_while_a_positive_one_kept(folder, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(background.time, "monotonic", lambda: clock[0])
+    assert not background.ready("chrf")
+    (folder / "ready").mkdir()
+    (folder / "ready" / "chrf").write_text("x")
+    clock[0] += background.RECHECK_SECONDS / 2
+    assert not background.ready("chrf")  # not looked at again yet
+    clock[0] += background.RECHECK_SECONDS
+    assert background.ready("chrf")
+    (folder / "ready" / "chrf").unlink()
+    clock[0] += 10 * background.RECHECK_SECONDS
+    assert background.ready("chrf")  # kept
+
+
+# The route decision ------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def started(monkeypatch) -> list:
+    calls: list = []
+    monkeypatch.setattr(background, "start", lambda groups: calls.append(set(groups)) or [])
+    return calls
+
+
+def _texts(chars: int) -> list[str]:
+    row = "x" * 100_000
+    return [row] * (chars // 100_000)
+
+
+def test_cold_kernels_plain_below_the_compile_time_foreground_compile_above(folder, monkeypatch, started):
+    monkeypatch.setitem(background.COMPILE_SECONDS, "bleu", 2.0)  # 8,000,000 characters of cost 1
+    assert background.cold_budget(BLEU)[0] == pytest.approx(8_000_000)
+    # 3,000,000 characters of cost 2: 1.5 s on the plain route, above PLAIN_MAX_CHARS, below the 2 s compile
+    assert route.use_plain(True, lambda: route.text_chars(_texts(3_000_000)), 2, BLEU) is True
+    assert started == [{"bleu"}]
+    # 5,000,000 characters: 2.5 s > 2 s (counted past PLAIN_MAX_CHARS, where the count usually stops)
+    route.reset()
+    assert route.use_plain(True, lambda: route.text_chars(_texts(5_000_000)), 2, BLEU) is False
+    assert started == [{"bleu"}]
+    # the process's plain work counts: 6,000,000 spent, 2 x 1,500,000 more is past 8,000,000
+    route.reset()
+    assert route.use_plain(True, lambda: route.text_chars(_texts(3_000_000)), 2, BLEU) is True
+    assert route.use_plain(True, lambda: route.text_chars(_texts(1_500_000)), 2, BLEU) is False
+
+
+def test_a_first_look_starts_nothing(folder, started):
+    assert route.use_plain(True, 10_000_000, 2, BLEU, final=False) is True
+    assert started == []
+    assert route.use_plain(True, 10_000_000, 2, BLEU) is True
+    assert started == [{"bleu"}]
+
+
+def test_ready_kernels_or_the_setting_off_decide_as_before(folder, monkeypatch, started):
+    background.mark_ready("bleu")
+    assert route.use_plain(True, 3_000_000, 2, BLEU) is False  # compiled: the kernels are in the cache
+    assert route.use_plain(True, 900_000, 2, BLEU) is True  # under PLAIN_MAX_CHARS: plain as before
+    route.reset()
+    monkeypatch.setenv(background.SETTING, "0")
+    assert route.use_plain(True, 3_000_000, 2, BLEU) is False
+    assert route.use_plain(True, 3_000_000, 2, ("unknown",)) is False  # a kind with no group: as before
+    assert route.use_plain(True, 3_000_000, 2) is False  # a helper step: its own size
+    assert started == []
+
+
+def test_a_long_lived_process_takes_the_compiled_route_once_the_group_is_ready(folder, monkeypatch, started):
+    clock = [50.0]
+    monkeypatch.setattr(background.time, "monotonic", lambda: clock[0])
+    assert route.use_plain(True, 3_000_000, 2, BLEU) is True
+    monkeypatch.setattr(route, "_spent", 0)
+    (folder / "ready").mkdir()
+    (folder / "ready" / "bleu").write_text("done")  # another process (the background compiler) finished
+    assert route.use_plain(True, 3_000_000, 2, BLEU) is True  # not looked at again yet
+    monkeypatch.setattr(route, "_spent", 0)
+    clock[0] += background.RECHECK_SECONDS + 0.1
+    assert route.use_plain(True, 3_000_000, 2, BLEU) is False
+
+
+# Starting the compiler ---------------------------------------------------------------------------------------------
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    import vecscore.background as b
+    import vecscore.warmup as w
+
+    w.GROUPS["fake"] = lambda: time.sleep(float(sys.argv[4]))
+    print("nested start:", b.start(["fake"]), "enabled:", b.enabled(), flush=True)
+    sys.exit(b.main(sys.argv[1:4]))
+""")
+
+
+@pytest.fixture
+def fake_compiler(monkeypatch):
+    """The background compiler runs ``vecscore.background.main`` on a warmup group ``fake`` that sleeps."""
+    seconds = ["2.0"]
+    monkeypatch.setattr(background, "_command",
+                        lambda group, lock: [sys.executable, "-c", CHILD, group, lock, str(os.getpid()), seconds[0]])
+    monkeypatch.setitem(background.COMPILE_SECONDS, "fake", 1.0)
+    return seconds
+
+
+def _wait(predicate, timeout: float = 60.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def _child(pid: int) -> subprocess.Popen:
+    return next(p for p in background._children if p.pid == pid)
+
+
+def test_the_compiler_is_detached_low_priority_and_marks_the_group_ready(folder, fake_compiler):
+    [pid] = background.start(["fake"])
+    lock = Path(background.lock_path(str(folder), "fake"))
+    assert lock.read_text().strip() == str(pid)
+    assert os.getsid(pid) == pid != os.getsid(0)  # a session of its own: no signal from the caller's terminal
+    assert _wait(lambda: os.getpriority(os.PRIO_PROCESS, pid) == 19, 20)
+    assert background.start(["fake"]) == []  # once per process
+    assert _child(pid).wait(timeout=120) == 0
+    assert (folder / "ready" / "fake").is_file()  # in this process's folder: the child chose the same one
+    assert not lock.exists()
+    log = (folder / "compiling" / "fake.log").read_text()
+    assert "nested start: [] enabled: False" in log  # never a compiler from the compiler
+    assert "compiled fake" in log
+
+
+def test_two_processes_start_one_compiler(folder, fake_compiler):
+    script = textwrap.dedent(f"""
+        import os, sys
+        import vecscore.background as b
+        b._folder = lambda: {str(folder)!r}
+        b._command = lambda group, lock: [sys.executable, "-c", {CHILD!r}, group, lock, str(os.getpid()), "3"]
+        print(len(b.start(["fake"])), flush=True)
+    """)
+    env = {**os.environ, background.SETTING: "1"}
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    counts = [int(p.communicate(timeout=120)[0].split()[-1]) for p in procs]
+    assert sorted(counts) == [0, 1]
+    lock = Path(background.lock_path(str(folder), "fake"))
+    assert _wait(lambda: (folder / "ready" / "fake").exists() and not lock.exists(), 120)
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_a_stale_lock_is_taken_over_a_live_one_is_not(tmp_path):
+    lock = tmp_path / "compiling" / "g.lock"
+    lock.parent.mkdir()
+    lock.write_text(f"{_dead_pid()}\n")
+    assert background.acquire(str(lock))
+    assert lock.read_text().strip() == str(os.getpid())
+    assert not background.acquire(str(lock))  # held by a live process (this one)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(f"{sleeper.pid}\n")
+        assert not background.acquire(str(lock))
+        old = time.time() - background.LOCK_MAX_AGE - 10  # too old to be a compile: stale whatever its process
+        os.utime(lock, (old, old))
+        assert background.acquire(str(lock))
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    lock.write_text("")  # being written: held while young, stale once old
+    assert not background.acquire(str(lock))
+    os.utime(lock, (time.time() - 120, time.time() - 120))
+    assert background.acquire(str(lock))
+    background.release(str(lock), [os.getpid() + 1])
+    assert lock.exists()
+    background.release(str(lock), [os.getpid()])
+    assert not lock.exists()
+
+
+def test_nothing_starts_when_off_in_the_compiler_without_a_folder_or_numba(folder, fake_compiler, monkeypatch):
+    lock = Path(background.lock_path(str(folder), "fake"))
+    for name, value in ((background.SETTING, "0"), (background.CHILD, "1")):
+        monkeypatch.setenv(name, value)
+        assert not background.can_start() and background.start(["fake"]) == []
+        monkeypatch.delenv(name)
+    with monkeypatch.context() as m:
+        m.setattr(background, "_numba_installed", lambda: False)
+        assert not background.can_start() and background.start(["fake"]) == []
+    with monkeypatch.context() as m:
+        m.setattr(background, "_folder", lambda: None)
+        assert not background.can_start() and background.start(["fake"]) == []
+    assert not lock.exists() and not (folder / "compiling").exists()
+    assert background.can_start()
+
+
+def test_the_compiler_uses_the_callers_folder(folder, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(folder))  # as cache_dir.configure() leaves it: the keyed folder
+    env = background._environment(str(folder))
+    assert env["VECSCORE_CACHE_DIR"] == str(folder.parent) and "NUMBA_CACHE_DIR" not in env
+    assert env[background.CHILD] == "1"
+    out = subprocess.run([sys.executable, "-c", "from vecscore import cache_dir; print(cache_dir.chosen()[1])"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == str(folder), out.stderr
+
+
+# Through the metrics' own calls ------------------------------------------------------------------------------------
+
+def _pairs(n: int) -> tuple[list[str], list[str]]:
+    return ([f"the cat {i} sat on the mat and looked at the dog that sat on the other mat all day" for i in range(n)],
+            [f"a cat {i} was sitting on the mat while a dog sat on another mat for the whole day" for i in range(n)])
+
+
+def _no_compiled_route(*args, **kwargs):
+    raise AssertionError("the compiled route was taken")
+
+
+def test_a_large_cold_rouge_call_takes_the_plain_route_and_starts_its_compiler(folder, monkeypatch, started):
+    from vecscore.rouge import compiled
+    from vecscore.rouge.api import rouge
+
+    monkeypatch.setattr(compiled, "compiled_stats", _no_compiled_route)
+    hyps, refs = _pairs(15_000)
+    assert route.text_chars(hyps, refs) > route.PLAIN_MAX_CHARS
+    scores = rouge(hyps, refs, metrics=["rouge1", "rougeL"])
+    assert len(scores["rouge1"].fmeasure) == 15_000
+    assert started == [{"rouge"}]
+
+
+def test_a_large_cold_bleu_call_takes_the_plain_route_and_starts_its_compiler(folder, monkeypatch, started):
+    from vecscore.bleu import api
+    from vecscore.bleu.api import corpus_bleu
+
+    monkeypatch.setattr(api, "_compiled", _no_compiled_route)
+    hyps, refs = _pairs(8_000)
+    assert route.text_chars(hyps, refs) * route.COST["bleu"] > route.PLAIN_MAX_CHARS
+    assert corpus_bleu(hyps, [refs], refs_layout="streams").score > 0
+    assert started == [{"bleu"}]
