@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -408,7 +409,11 @@ def _spawn(folder: str, group: str) -> int | None:
     except OSError:
         log = None
     try:
-        proc = subprocess.Popen(_command(group, path), stdin=subprocess.DEVNULL,
+        command = _command(group, path)
+        nice = shutil.which("nice")
+        if nice is not None:  # the lowest priority from the start (main() lowers it again where there is no nice)
+            command = [nice, "-n", "19", *command]
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                 stdout=log if log is not None else subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True, cwd=package_parent,
                                 env=_environment(folder))
