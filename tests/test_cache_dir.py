@@ -106,6 +106,33 @@ def test_kernels_built_another_way_have_folders_of_their_own(monkeypatch):
     assert cache_dir._variant() == "fast-path-off"
 
 
+_CHOSEN = "from vecscore import cache_dir; print(cache_dir.chosen()[1])"
+
+
+def _child_folder(env: dict) -> str:
+    proc = subprocess.run([sys.executable, "-c", _CHOSEN], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("base_var", ["VECSCORE_CACHE_DIR", "NUMBA_CACHE_DIR"])
+def test_a_child_process_shares_its_parents_kernels(tmp_path, base_var):
+    """A process configured by vecscore exports ``NUMBA_CACHE_DIR`` = its keyed folder; a child (spawn worker,
+    subprocess) inherits it and must use that same folder, not nest the key again (an empty cache: every kernel
+    compiled again in every child); a child built another way (variant) uses its variant folder beside it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VECSCORE_CACHE_DIR", "NUMBA_CACHE_DIR",
+                                                                "VECSCORE_FAST_PATH", "NUMBA_BOUNDSCHECK")}
+    env[base_var] = str(tmp_path)
+    parent = _child_folder(env)
+    assert parent == os.path.join(str(tmp_path), cache_dir.kernel_key())
+    inherited = {k: v for k, v in env.items() if k != base_var}
+    inherited["NUMBA_CACHE_DIR"] = parent  # what the parent's configure() exported
+    assert _child_folder(inherited) == parent
+    variant = _child_folder({**inherited, "NUMBA_BOUNDSCHECK": "1"})
+    assert variant == os.path.join(parent, "boundscheck")
+    assert _child_folder({**env, "NUMBA_CACHE_DIR": variant}) == parent  # a variant parent, a default child
+
+
 # The cache can never load machine code built from other sources ------------------------------------------------
 
 def _imported_modules(path: Path) -> set[str]:

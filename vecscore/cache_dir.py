@@ -232,6 +232,8 @@ def configure() -> None:
     if "where" in _state:
         return
     where, folder = _choose()
+    if folder is not None and where in ("VECSCORE_CACHE_DIR", "NUMBA_CACHE_DIR"):
+        folder = _unkeyed(folder)
     root = folder
     _state["portable"] = False
     if folder is not None:
@@ -253,6 +255,19 @@ def configure() -> None:
                 cfg.CACHE_DIR = folder
         except Exception:  # pragma: no cover - numba internals
             pass
+
+
+def _unkeyed(folder: str) -> str:
+    """The base folder of ``folder`` when ``folder`` is already these sources' keyed sub-folder (optionally
+    with a variant): a child process inherits the ``NUMBA_CACHE_DIR`` that :func:`configure` set in its
+    parent (``multiprocessing``'s spawn workers, subprocesses), and must share the parent's kernels, not
+    nest a new key inside them."""
+    parts = os.path.normpath(folder).split(os.sep)
+    key = kernel_key()
+    for depth in (1, 2):  # <base>/<key> or <base>/<key>/<variant>
+        if len(parts) > depth and parts[-depth] == key:
+            return os.sep.join(parts[:-depth]) or os.sep
+    return folder
 
 
 def chosen() -> tuple[str, str | None]:
