@@ -328,3 +328,25 @@ def test_a_large_cold_bleu_call_takes_the_plain_route_and_starts_its_compiler(fo
     assert route.text_chars(hyps, refs) * route.COST["bleu"] > route.PLAIN_MAX_CHARS
     assert corpus_bleu(hyps, [refs], refs_layout="streams").score > 0
     assert started == [{"bleu"}]
+
+
+def test_a_large_cold_chrf_call_takes_the_plain_route_and_starts_its_compiler(folder, monkeypatch, started):
+    from vecscore.chrf import stats
+    from vecscore.chrf.api import corpus_chrf
+
+    monkeypatch.setattr(stats, "compiled_statistics", _no_compiled_route)
+    hyps, refs = _pairs(4_000)
+    assert route.text_chars(hyps, refs) * stats._COST_CHARS > route.PLAIN_MAX_CHARS
+    assert corpus_chrf(hyps, [refs]).score > 0
+    assert started == [{"chrf"}]
+
+
+def test_a_large_cold_rouge155_call_takes_the_plain_route_and_starts_its_compiler(folder, monkeypatch, started):
+    from vecscore.rouge.rouge155 import api
+
+    monkeypatch.setattr(api, "CompiledRoute", _no_compiled_route)
+    hyps, refs = _pairs(15_000)
+    assert route.text_chars(hyps, refs) * route.COST["rouge155"] > route.PLAIN_MAX_CHARS
+    scores = api.rouge155(hyps, refs, metrics=["rouge1", "rougeL"])
+    assert len(scores["rouge1"].fmeasure) == 15_000
+    assert started == [{"rouge155"}]

@@ -32,8 +32,8 @@ from vecscore.inputs import (
     read_rows,
     unicode_errors,
 )
+from vecscore.route import note_compiled, text_chars, use_plain
 from vecscore.route import route as route_setting
-from vecscore.route import text_chars, use_plain
 
 __all__ = ["ChrfBatch", "Options", "pair_rows", "read_batch", "read_hyps", "statistics"]
 
@@ -139,14 +139,21 @@ def _routed(batch: ChrfBatch, opts: Options, route: str | None):
                                      int(opts.word_order), bool(opts.whitespace))
         return (rows, *formulas.best_rows(rows, batch.ref_ptr, opts.beta, opts.eps_smoothing))
     with unicode_errors(batch.user_hyps or [], batch.user_refs if batch.user_refs is not None else []):
-        return compiled_statistics(batch.texts, batch.n_pairs, batch.ref_ptr, opts)
+        out = compiled_statistics(batch.texts, batch.n_pairs, batch.ref_ptr, opts)
+    note_compiled(_warm_key(opts))
+    return out
+
+
+def _warm_key(opts: Options) -> tuple:
+    """The kind of call for :func:`vecscore.route.use_plain`'s ``warm`` (chrF and chrF++ use other kernels)."""
+    return ("chrf", "words" if opts.word_order else "chars")
 
 
 def _use_plain(batch: ChrfBatch, opts: Options) -> bool:
     """:func:`vecscore.route.use_plain`, except that once numba is loaded the kernels win from a few pairs on."""
     cost = _COST_WORDS if opts.word_order else _COST_CHARS
     if route_setting() != "auto" or not is_active():
-        return use_plain(True, lambda: text_chars(batch.texts), cost)
+        return use_plain(True, lambda: text_chars(batch.texts), cost, warm=_warm_key(opts))
     return text_chars(batch.texts) * cost <= _WARM_PLAIN_MAX
 
 

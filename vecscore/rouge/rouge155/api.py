@@ -395,7 +395,8 @@ def rouge155(
     _check_options(multi_ref, alpha, word_limit, byte_limit)
     H, R = layout(hyps, refs)
     need_lcs = any(s.kind in ("L", "W") for s in specs)
-    route = (PlainRoute() if use_plain(True, lambda: plain_size(H, R, specs), _route.COST["rouge155"])
+    warm = ("rouge155", *sorted({s.kind for s in specs}))  # the kind of call: ROUGE-N, -L, -W, -S use other kernels
+    route = (PlainRoute() if use_plain(True, lambda: plain_size(H, R, specs), _route.COST["rouge155"], warm)
              else CompiledRoute())
     st = route.streams(H, R, need_lcs=need_lcs, transform=make_transform(stemmer, stopwords), word_limit=word_limit,
                        byte_limit=byte_limit, byte_limit_compat=byte_limit_compat)
@@ -414,6 +415,8 @@ def rouge155(
             f = f_measure(p, r, alpha=alpha)
         scores[name] = Score(p, r, f)
         stats[name] = RougeStats(h, pd, rd)
+    if not isinstance(route, PlainRoute):
+        _route.note_compiled(warm)
     return RougeResult(scores, stats, _signature(metrics, stemmer, stopwords, word_limit, byte_limit, multi_ref,
                                                  alpha, round5, su_compat, wlcs_compat, byte_limit_compat,
                                                  np.diff(st.ref_ptr)))
