@@ -57,7 +57,7 @@ from vecscore import fast_path
 from vecscore._version import __version__
 from vecscore.errors import warn
 
-__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "KERNEL_SOURCES", "portable", "make_portable",
+__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES", "portable", "make_portable",
            "package_folder", "function_cache", "PORTABLE_MARKER"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
@@ -156,12 +156,17 @@ def _choose() -> tuple[str, str | None]:
     return "none", None
 
 
+def bounds_checked() -> bool:
+    """Whether numba checks every index (``NUMBA_BOUNDSCHECK`` set and not ``0``): a testing build."""
+    return os.environ.get("NUMBA_BOUNDSCHECK", "").strip() not in ("", "0")
+
+
 def _variant() -> str | None:
     """The sub-folder of kernels built another way than the default (``None``: the default)."""
     parts = []
     if not fast_path.enabled():
         parts.append("fast-path-off")
-    if os.environ.get("NUMBA_BOUNDSCHECK", "").strip() not in ("", "0"):
+    if bounds_checked():
         parts.append("boundscheck")
     return "-".join(parts) or None
 
