@@ -289,7 +289,7 @@ def test_nothing_starts_when_off_in_the_compiler_without_a_folder_or_numba(folde
 def test_the_compiler_uses_the_callers_folder(folder, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(folder))  # as cache_dir.configure() leaves it: the keyed folder
     env = background._environment(str(folder))
-    assert env["VECSCORE_CACHE_DIR"] == str(folder.parent) and "NUMBA_CACHE_DIR" not in env
+    assert env["VECSCORE_CACHE_DIR"] == str(folder) and "NUMBA_CACHE_DIR" not in env
     assert env[background.CHILD] == "1"
     out = subprocess.run([sys.executable, "-c", "from vecscore import cache_dir; print(cache_dir.chosen()[1])"],
                          env=env, capture_output=True, text=True, timeout=120)

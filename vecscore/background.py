@@ -37,10 +37,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterable
+
+from vecscore import cache_dir
 
 __all__ = ["SETTING", "CHILD", "COMPILE_SECONDS", "SECONDS_PER_CHAR", "RECHECK_SECONDS", "LOCK_MAX_AGE", "GROUP_OF",
            "enabled", "groups_of", "missing_groups", "cold_budget", "ready", "kind_ready", "mark_ready", "mark_kinds",
@@ -119,8 +120,6 @@ def groups_of(warm) -> frozenset | None:
 
 
 def _folder() -> str | None:
-    from vecscore import cache_dir
-
     return cache_dir.chosen()[1]
 
 
@@ -188,19 +187,6 @@ def cold_budget(warm) -> tuple[float, frozenset]:
     return sum(COMPILE_SECONDS.get(g, 0.0) for g in groups) / SECONDS_PER_CHAR, groups
 
 
-def _write(path: str, text: str) -> bool:
-    folder = os.path.dirname(path)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vecscore-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        return False
-    return True
-
-
 def _compiles() -> bool:
     """Whether kernels here are really compiled and cached (not ``NUMBA_DISABLE_JIT``, a cache folder)."""
     if _on(os.environ.get("NUMBA_DISABLE_JIT", "0")):
@@ -214,7 +200,7 @@ def mark_ready(group: str) -> None:
     folder = _folder()
     if folder is None or not _compiles():
         return
-    if _write(_marker(folder, group), f"compiled by process {os.getpid()} at {time.time():.0f}\n"):
+    if cache_dir.write_text(_marker(folder, group), f"compiled by process {os.getpid()} at {time.time():.0f}\n"):
         with _lock:
             _ready[(folder, ("group", group))] = True
 
@@ -229,7 +215,7 @@ def mark_kinds(warm) -> None:
         return
     for kind in kinds:
         path = _marker(folder, kind=kind)
-        if os.path.exists(path) or _write(path, f"{kind!r}\n"):
+        if os.path.exists(path) or cache_dir.write_text(path, f"{kind!r}\n"):
             with _lock:
                 _ready[(folder, ("kind", _kind_name(kind)))] = True
 
@@ -326,7 +312,7 @@ def _take_over(path: str) -> None:
 
 
 def _set_holder(path: str, pid: int) -> None:
-    _write(path, f"{pid}\n")
+    cache_dir.write_text(path, f"{pid}\n")
 
 
 def release(path: str, pids: Iterable[int]) -> None:
@@ -350,20 +336,6 @@ def can_start() -> bool:
     return enabled() and _folder() is not None and _numba_installed()
 
 
-def _root(folder: str) -> str:
-    """The cache root that makes a new process choose ``folder`` (``folder`` is ``<root>/<key>[/<variant>]``)."""
-    from vecscore import cache_dir
-
-    key = cache_dir.kernel_key()
-    path = folder
-    while os.path.basename(path) != key:
-        parent = os.path.dirname(path)
-        if parent == path:
-            return os.path.dirname(folder)
-        path = parent
-    return os.path.dirname(path)
-
-
 def _command(group: str, lock: str) -> list[str]:
     """The background compiler's command line."""
     return [sys.executable, "-m", "vecscore.background", group, lock, str(os.getpid())]
@@ -372,7 +344,7 @@ def _command(group: str, lock: str) -> list[str]:
 def _environment(folder: str) -> dict[str, str]:
     env = dict(os.environ)
     env[CHILD] = "1"
-    env["VECSCORE_CACHE_DIR"] = _root(folder)  # the same folder: NUMBA_CACHE_DIR here is already the keyed one
+    env["VECSCORE_CACHE_DIR"] = folder  # the keyed folder: cache_dir.configure() in the child uses it as is
     env.pop("NUMBA_CACHE_DIR", None)
     return env
 

@@ -57,8 +57,8 @@ from vecscore import fast_path
 from vecscore._version import __version__
 from vecscore.errors import warn
 
-__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES", "portable", "make_portable",
-           "package_folder", "function_cache", "PORTABLE_MARKER"]
+__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES", "portable",
+           "make_portable", "package_folder", "function_cache", "write_text", "PORTABLE_MARKER"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _state: dict = {}
@@ -192,17 +192,25 @@ def _portable_wanted(root: str | None) -> bool:
     return root is not None and os.path.exists(os.path.join(root, PORTABLE_MARKER))
 
 
+def write_text(path: str, text: str) -> bool:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file renamed into place), making its folder;
+    ``False`` when the folder cannot be written."""
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vecscore-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        return False
+    return True
+
+
 def _mark_portable(root: str) -> None:
     path = os.path.join(root, PORTABLE_MARKER)
-    if os.path.exists(path):
-        return
-    try:
-        fd, tmp = tempfile.mkstemp(dir=root, prefix=".vecscore-marker-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_MARKER_TEXT)
-        os.replace(tmp, path)
-    except OSError:  # pragma: no cover - the folder was just found writable
-        pass
+    if not os.path.exists(path):
+        write_text(path, _MARKER_TEXT)
 
 
 def _use_generic_cpu() -> bool:

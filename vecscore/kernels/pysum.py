@@ -37,4 +37,3 @@ def sum_result(s, c, neumaier):
     if neumaier and c != 0.0 and math.isfinite(c):
         return s + c
     return s
-
