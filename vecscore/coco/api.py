@@ -1,0 +1,83 @@
+"""coco-caption's metrics as vecscore functions: a list of hypotheses and, per item, a list of references."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vecscore.coco import bleu as _bleu
+from vecscore.coco import cider as _cider
+from vecscore.coco import rouge_l as _rouge_l
+from vecscore.coco.items import items
+from vecscore.errors import VecscoreError
+
+__all__ = ["CocoScore", "CocoBleu", "coco_bleu", "coco_rouge_l", "cider_d"]
+
+
+@dataclass(frozen=True)
+class CocoScore:
+    """A corpus ``score`` (the mean of ``per_item``) and every item's score."""
+
+    score: float
+    per_item: np.ndarray
+
+    def to_dict(self) -> dict:
+        return {"score": float(self.score), "per_item": self.per_item.tolist()}
+
+
+@dataclass(frozen=True)
+class CocoBleu:
+    """coco-caption's BLEU: ``scores[k - 1]`` is the corpus BLEU-k, ``per_item[:, k - 1]`` each item's;
+    ``stats`` holds the counts they come from."""
+
+    scores: list[float]
+    per_item: np.ndarray
+    stats: _bleu.BleuStats
+
+    def to_dict(self) -> dict:
+        return {f"Bleu_{k + 1}": s for k, s in enumerate(self.scores)}
+
+
+def _order(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise VecscoreError(f"n (the largest n-gram order) must be a positive int, not {n!r}")
+    return int(n)
+
+
+def coco_bleu(hyps, refs, n: int = 4) -> CocoBleu:
+    """coco-caption's BLEU-1..n (pycocoevalcap ``Bleu(n)``) of ``hyps`` against ``refs`` (per item, a list of
+    references); texts are split on whitespace as given (tokenize them first, e.g. :func:`ptb_tokenize`).
+
+    >>> r = coco_bleu(["a man rides a horse"], [["a man is riding a horse", "a person rides a horse"]])
+    >>> [round(s, 6) for s in r.scores]
+    [1.0, 0.866025, 0.629961, 0.000106]
+    """
+    st = _bleu.bleu_stats(items(hyps, refs), _order(n))
+    return CocoBleu(_bleu.corpus_scores(st), _bleu.item_scores(st), st)
+
+
+def coco_rouge_l(hyps, refs) -> CocoScore:
+    """coco-caption's ROUGE-L (pycocoevalcap ``Rouge``): LCS on ``split(" ")`` tokens, the largest precision and
+    the largest recall over an item's references, ``beta = 1.2``; the mean over items.
+
+    >>> r = coco_rouge_l(["a man rides a horse"], [["a man is riding a horse", "a person rides a horse"]])
+    >>> round(float(r.score), 6)
+    0.8
+    """
+    per_item = _rouge_l.item_scores(items(hyps, refs))
+    return CocoScore(float(np.mean(per_item)) if per_item.size else float("nan"), per_item)
+
+
+def cider_d(hyps, refs, *, df_refs=None, n: int = 4, sigma: float = _cider.SIGMA) -> CocoScore:
+    """CIDEr-D as coco-caption computes it (pycocoevalcap ``Cider``), ``x 10``; the mean over items.
+
+    Document frequencies come from ``refs`` (coco-caption's rule: the references of the set being scored), or
+    from ``df_refs``, the references (per item, a list) of a corpus you choose; with one item and no
+    ``df_refs`` every score is 0.
+    """
+    batch = items(hyps, refs)
+    if df_refs is not None:
+        df_refs = list(df_refs)
+    corpus = None if df_refs is None else items([""] * len(df_refs), df_refs)
+    per_item = _cider.item_scores(batch, _order(n), _cider.check_sigma(sigma), corpus)
+    return CocoScore(float(np.mean(per_item)) if per_item.size else float("nan"), per_item)

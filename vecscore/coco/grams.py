@@ -1,0 +1,140 @@
+"""Captions as integer arrays: token ids, n-gram ids and per-text n-gram counts, in NumPy alone.
+
+coco-caption splits captions on whitespace (``str.split()``; its ROUGE-L on
+single spaces, ``str.split(" ")``) and counts n-grams of 1 to 4 tokens.  Here
+every token gets an integer id (first come, first numbered), every n-gram of
+order ``k`` an exact id of its own (the pair of its ``(k-1)``-gram's id and its
+last token's id, numbered densely), and a batch of texts becomes one flat
+table of ``(text, n-gram, count)`` entries per order, sorted by text and
+n-gram: what BLEU's clipped counts, CIDEr's document frequencies and its
+TF-IDF vectors are computed from, with no Python loop over tokens or n-grams
+and no numba (so a fresh process scores at once).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+__all__ = ["Tokens", "tokens", "Counts", "ngram_ids", "counts_by_text", "run_starts", "unique_sorted", "unique_inverse",
+           "sort_order"]
+
+
+def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts in a sorted array."""
+    if not sorted_keys.size:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+
+
+def unique_sorted(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)`` by sorting (NumPy 2's hash table is many times slower on large int64 arrays)."""
+    s = np.sort(keys)
+    return s[run_starts(s)]
+
+
+def sort_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sorted keys, order)`` of non-negative int64 ``keys``, equal keys in their original order.
+
+    When each key and its position fit in 63 bits together, one ``np.sort`` of ``key << b | position`` gives
+    both (several times faster than ``np.argsort``); otherwise a stable ``argsort``.
+    """
+    n = keys.size
+    bits = max(int(n - 1).bit_length(), 1)
+    top = int(keys.max()) if n else 0
+    if top.bit_length() + bits <= 63:
+        packed = np.sort((keys << bits) | np.arange(n, dtype=np.int64))
+        return packed >> bits, packed & ((1 << bits) - 1)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order
+
+
+def unique_inverse(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys, return_inverse=True)[1]``: each key's rank among the distinct keys."""
+    s, order = sort_order(keys)
+    flags = np.zeros(s.size, dtype=np.int64)
+    flags[run_starts(s)[1:]] = 1
+    inverse = np.empty(s.size, dtype=np.int64)
+    inverse[order] = np.cumsum(flags)
+    return inverse
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Token ids of a batch of texts, flat, with each text's start (``starts[i]:starts[i+1]``)."""
+
+    ids: np.ndarray  # int64, one per token
+    starts: np.ndarray  # int64, len(texts) + 1
+    n_vocab: int
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.starts)
+
+    @property
+    def text_of(self) -> np.ndarray:
+        """The text each token belongs to."""
+        return np.repeat(np.arange(len(self.starts) - 1, dtype=np.int64), self.lengths)
+
+
+def tokens(texts: list[str], sep: str | None = None) -> Tokens:
+    """Every text's ``text.split(sep)`` as ids shared by the whole batch (equal strings, equal ids)."""
+    rows = list(map(str.split, texts)) if sep is None else [t.split(sep) for t in texts]
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    flat = list(chain.from_iterable(rows))
+    vocab = dict(zip(dict.fromkeys(flat), range(len(flat))))
+    ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+    return Tokens(ids, starts, len(vocab))
+
+
+def ngram_ids(toks: Tokens, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per order ``k`` in ``1..n``: ``(position, id)`` of every n-gram of ``k`` tokens inside one text.
+
+    ``position`` indexes ``toks.ids`` (the n-gram's first token); ids are dense
+    (``0..number of distinct k-grams``) and exact: two n-grams share an id when
+    their tokens are equal.
+    """
+    ids = toks.ids
+    lengths = toks.lengths
+    # tokens left in its text after each token, itself included
+    left = np.repeat(toks.starts[1:], lengths) - np.arange(ids.size, dtype=np.int64)
+    out = [(np.arange(ids.size, dtype=np.int64), ids)]
+    prev = ids  # the (k-1)-gram id at every position where one starts (else unused)
+    width = max(toks.n_vocab, 1)  # (k-1)-gram ids are below the number of tokens: the key fits in int64
+    for k in range(2, n + 1):
+        pos = np.flatnonzero(left >= k)
+        dense = unique_inverse(prev[pos] * width + ids[pos + (k - 1)])
+        out.append((pos, dense))
+        prev = np.zeros(ids.size, dtype=np.int64)
+        prev[pos] = dense
+    return out
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One order's n-gram counts of every text: entries sorted by ``(text, gram)``, ``start[t]:start[t+1]`` per text."""
+
+    text: np.ndarray  # int64
+    gram: np.ndarray  # int64, dense id within this order
+    count: np.ndarray  # int64
+    start: np.ndarray  # int64, n_texts + 1
+    n_grams: int  # number of distinct ids of this order (ids are below it)
+
+
+def counts_by_text(toks: Tokens, order: tuple[np.ndarray, np.ndarray]) -> Counts:
+    """The ``(text, gram, count)`` table of one order's n-grams (from :func:`ngram_ids`)."""
+    pos, gram = order
+    n_texts = len(toks.starts) - 1
+    n_grams = int(gram.max()) + 1 if gram.size else 0
+    text = toks.text_of[pos]
+    key = np.sort(text * max(n_grams, 1) + gram)
+    heads = run_starts(key)
+    count = np.diff(np.r_[heads, key.size])
+    key = key[heads]
+    text = key // max(n_grams, 1)
+    gram = key - text * max(n_grams, 1)
+    start = np.searchsorted(text, np.arange(n_texts + 1, dtype=np.int64))
+    return Counts(text, gram, count.astype(np.int64), start, n_grams)
