@@ -20,7 +20,7 @@ from itertools import repeat
 
 import numpy as np
 
-from vecscore.coco.grams import counts_by_text, ngram_ids, run_starts, sort_order, tokens
+from vecscore.coco.grams import Grams, grams, lookup, max_by_key
 from vecscore.coco.items import Items
 
 __all__ = ["BleuStats", "bleu_stats", "corpus_scores", "item_scores", "TINY", "SMALL"]
@@ -42,26 +42,24 @@ class BleuStats:
         return BleuStats(self.correct[rows], self.guess[rows], self.testlen[rows], self.reflen[rows])
 
 
-def bleu_stats(batch: Items, n: int = 4) -> BleuStats:
-    """The counts coco-caption's BLEU sums, for every item."""
+def bleu_stats(batch: Items, n: int = 4, table: Grams | None = None) -> BleuStats:
+    """The counts coco-caption's BLEU sums, for every item (``table``: :func:`~vecscore.coco.grams.grams` of
+    ``batch.hyps + batch.refs`` with at least ``n`` orders, when already computed)."""
     n_items = batch.n
-    toks = tokens(batch.hyps + batch.refs)
-    lengths = toks.lengths
+    if table is None:
+        table = grams(batch.hyps + batch.refs, n)
+    if table.n_texts != n_items + len(batch.refs) or len(table.orders) < n:
+        raise ValueError("the n-gram table is not that of hyps + refs with enough orders")
+    lengths = table.toks.lengths
     owner = np.concatenate([np.arange(n_items, dtype=np.int64), batch.owner])  # the item of every text
     correct = np.zeros((n_items, n), dtype=np.int64)
-    for k, order in enumerate(ngram_ids(toks, n)):
-        c = counts_by_text(toks, order)
+    for k, c in enumerate(table.orders[:n]):
         width = max(c.n_grams, 1)
         hyp_end = int(c.start[n_items])  # entries are sorted by text: the hypotheses' come first
         hyp_key = c.text[:hyp_end] * width + c.gram[:hyp_end]
         ref_key = owner[c.text[hyp_end:]] * width + c.gram[hyp_end:]
-        ref_key, by_key = sort_order(ref_key)
-        first = run_starts(ref_key)
-        ref_max = np.maximum.reduceat(c.count[hyp_end:][by_key], first) if ref_key.size else ref_key
-        keys = ref_key[first]
-        at = np.minimum(np.searchsorted(keys, hyp_key), max(keys.size - 1, 0))
-        found = keys[at] == hyp_key if keys.size else np.zeros(hyp_key.size, dtype=bool)
-        clipped = np.where(found, np.minimum(c.count[:hyp_end], ref_max[at] if keys.size else 0), 0)
+        keys, ref_max = max_by_key(ref_key, c.count[hyp_end:])  # the largest count in any one reference
+        clipped = np.minimum(c.count[:hyp_end], lookup(keys, ref_max, hyp_key, presorted=True))
         correct[:, k] = np.bincount(c.text[:hyp_end], weights=clipped, minlength=n_items).astype(np.int64)
     testlen = lengths[:n_items]
     guess = np.maximum(testlen[:, None] - np.arange(n, dtype=np.int64)[None, :], 0)

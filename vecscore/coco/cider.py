@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from vecscore.coco.grams import counts_by_text, ngram_ids, tokens, unique_sorted
+from vecscore.coco.grams import Grams, grams, lookup, unique_sorted
 from vecscore.coco.items import Items
 from vecscore.errors import VecscoreError
 
@@ -30,23 +30,20 @@ __all__ = ["SIGMA", "item_scores", "check_sigma"]
 SIGMA = 6.0
 
 
-def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """``values`` at ``wanted`` in the sorted ``keys``, 0 where absent."""
-    if not keys.size:
-        return np.zeros(wanted.size, dtype=values.dtype)
-    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
-    return np.where(keys[at] == wanted, values[at], 0)
-
-
 def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items | None = None,
-                counted: int | None = None) -> np.ndarray:
+                counted: int | None = None, table: Grams | None = None) -> np.ndarray:
     """Every item's CIDEr-D (``df_corpus``: the items whose references give the document frequencies; default
     ``batch`` itself).  ``counted``: count n-grams of at most that many tokens, the higher orders scoring 0 in
-    the average over ``n`` orders (pycocoevalcap's ``Cider(n > 4)``)."""
+    the average over ``n`` orders (pycocoevalcap's ``Cider(n > 4)``).  ``table``: :func:`~vecscore.coco.grams.grams`
+    of ``batch.hyps + batch.refs (+ df_corpus.refs)`` with enough orders, when already computed."""
     n_items, n_refs = batch.n, len(batch.refs)
     extra = [] if df_corpus is None else df_corpus.refs
-    toks = tokens(batch.hyps + batch.refs + extra)
-    lengths = toks.lengths
+    m = n if counted is None else min(n, counted)
+    if table is None:
+        table = grams(batch.hyps + batch.refs + extra, m)
+    if table.n_texts != n_items + n_refs + len(extra) or len(table.orders) < m:
+        raise ValueError("the n-gram table is not that of the texts scored with enough orders")
+    lengths = table.toks.lengths
     n_scored = n_items + n_refs
     # the item whose references count for df, per text (-1: hypotheses)
     if df_corpus is None:
@@ -63,8 +60,7 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
     gauss = {d: np.e ** (-(d ** 2) / (2 * sigma ** 2)) for d in np.unique(delta).tolist()}
     penalty = np.array([gauss[d] for d in delta.tolist()], dtype=np.float64)
     per_order = np.zeros((n_refs, n), dtype=np.float64)
-    for k, order in enumerate(ngram_ids(toks, n if counted is None else min(n, counted))):
-        c = counts_by_text(toks, order)
+    for k, c in enumerate(table.orders[:m]):
         width = max(c.n_grams, 1)
         # document frequency: distinct (item, n-gram) among the counted references
         docs = df_owner[c.text]
@@ -77,7 +73,7 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
         hyp_keys = c.text[:hyp_end] * width + c.gram[:hyp_end]
         ref_w = weight[hyp_end:ref_end]
         ref_text = c.text[hyp_end:ref_end] - n_items  # the reference's index among batch.refs
-        hyp_w = _lookup(hyp_keys, weight[:hyp_end], owner[ref_text] * width + c.gram[hyp_end:ref_end])
+        hyp_w = lookup(hyp_keys, weight[:hyp_end], owner[ref_text] * width + c.gram[hyp_end:ref_end])
         val = np.bincount(ref_text, weights=np.minimum(hyp_w, ref_w) * ref_w, minlength=n_refs).astype(np.float64)
         norm_h, norm_r = norm[:n_items][owner], norm[n_items:n_scored]
         both = (norm_h != 0) & (norm_r != 0)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from vecscore.coco import bleu as _bleu
 from vecscore.coco import cider as _cider
 from vecscore.coco import rouge_l as _rouge_l
+from vecscore.coco.grams import grams
 from vecscore.coco.scorers import from_dicts
 from vecscore.errors import VecscoreError
 
@@ -56,10 +57,11 @@ def evaluate(gts: dict, res: dict, *, tokenize: bool = True) -> CocoEval:
         gts = tok.tokenize({k: [{"caption": c} for c in v] for k, v in gts.items()})
         res = tok.tokenize({k: [{"caption": c} for c in v] for k, v in res.items()})
     ids, batch = from_dicts(gts, res)
-    st = _bleu.bleu_stats(batch, 4)
+    table = grams(batch.hyps + batch.refs, 4)  # BLEU and CIDEr split alike: tokens and counts once
+    st = _bleu.bleu_stats(batch, 4, table)
     columns = {f"Bleu_{k + 1}": col for k, col in enumerate(_bleu.item_scores(st).T)}
     columns["ROUGE_L"] = _rouge_l.item_scores(batch)
-    columns["CIDEr"] = _cider.item_scores(batch)
+    columns["CIDEr"] = _cider.item_scores(batch, table=table)
     scores = {f"Bleu_{k + 1}": s for k, s in enumerate(_bleu.corpus_scores(st))}
     scores["ROUGE_L"] = float(columns["ROUGE_L"].mean())
     scores["CIDEr"] = float(columns["CIDEr"].mean())

@@ -18,7 +18,7 @@ from itertools import chain
 import numpy as np
 
 __all__ = ["Tokens", "tokens", "Counts", "ngram_ids", "counts_by_text", "run_starts", "unique_sorted", "unique_inverse",
-           "sort_order"]
+           "sort_order", "lookup", "max_by_key", "Grams", "grams"]
 
 
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
@@ -48,6 +48,42 @@ def sort_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return packed >> bits, packed & ((1 << bits) - 1)
     order = np.argsort(keys, kind="stable")
     return keys[order], order
+
+
+def max_by_key(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct keys, sorted; the largest value of each)`` for non-negative int64 ``keys`` and ``values``."""
+    if not keys.size:
+        return keys, values
+    bits = max(int(values.max()).bit_length(), 1)
+    if int(keys.max()).bit_length() + bits <= 63:  # one sort of key << bits | value: a key's last is its largest
+        packed = np.sort((keys << bits) | values)
+        k = packed >> bits
+        last = np.r_[np.flatnonzero(k[1:] != k[:-1]), k.size - 1]
+        return k[last], packed[last] & ((1 << bits) - 1)
+    s, order = sort_order(keys)
+    first = run_starts(s)
+    return s[first], np.maximum.reduceat(values[order], first)
+
+
+def lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray, presorted: bool = False) -> np.ndarray:
+    """``values`` at each of ``wanted`` in the sorted distinct ``keys``, 0 where absent.
+
+    Unless ``wanted`` is already sorted (``presorted``), it is sorted first: binary searches in ascending order
+    walk memory forwards, many times faster on large arrays than searches in random order.
+    """
+    out = np.zeros(wanted.size, dtype=values.dtype)
+    if not keys.size or not wanted.size:
+        return out
+    if presorted:
+        order, sorted_wanted = None, wanted
+    else:
+        sorted_wanted, order = sort_order(wanted)
+    at = np.minimum(np.searchsorted(keys, sorted_wanted), keys.size - 1)
+    found = np.where(keys[at] == sorted_wanted, values[at], 0)
+    if order is None:
+        return found.astype(values.dtype, copy=False)
+    out[order] = found
+    return out
 
 
 def unique_inverse(keys: np.ndarray) -> np.ndarray:
@@ -138,3 +174,22 @@ def counts_by_text(toks: Tokens, order: tuple[np.ndarray, np.ndarray]) -> Counts
     gram = key - text * max(n_grams, 1)
     start = np.searchsorted(text, np.arange(n_texts + 1, dtype=np.int64))
     return Counts(text, gram, count.astype(np.int64), start, n_grams)
+
+
+@dataclass(frozen=True)
+class Grams:
+    """A batch's tokens (``str.split()``) and its n-gram count tables of orders ``1..len(orders)``."""
+
+    toks: Tokens
+    orders: list[Counts]
+
+    @property
+    def n_texts(self) -> int:
+        return len(self.toks.starts) - 1
+
+
+def grams(texts: list[str], n: int) -> Grams:
+    """Tokens and the count tables of n-grams of 1 to ``n`` tokens, computed once for every metric that needs them
+    (coco-caption's BLEU and CIDEr split alike)."""
+    toks = tokens(texts)
+    return Grams(toks, [counts_by_text(toks, order) for order in ngram_ids(toks, n)])

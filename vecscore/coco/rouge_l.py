@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vecscore.coco.grams import run_starts, sort_order, tokens
+from vecscore.coco.grams import lookup, run_starts, sort_order, tokens
 from vecscore.coco.items import Items
 from vecscore.rouge.plain import lcs_length
 
@@ -65,9 +65,7 @@ def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = np.flatnonzero(short[owner])
     ref_tok_row = np.repeat(np.arange(ref_len.size, dtype=np.int64), ref_len)
     ref_ids = ids[int(starts[n]):]
-    lookup = owner[ref_tok_row] * width + ref_ids
-    at = np.minimum(np.searchsorted(keys, lookup), max(keys.size - 1, 0))
-    tok_mask = np.where(keys[at] == lookup, masks[at], np.uint64(0)) if keys.size else np.zeros(lookup.size, np.uint64)
+    tok_mask = lookup(keys, masks, owner[ref_tok_row] * width + ref_ids)
     # the recurrence, rows longest reference first so that step i runs on a prefix
     rows = rows[np.argsort(-ref_len[rows], kind="stable")]
     h = hyp_len[owner[rows]]

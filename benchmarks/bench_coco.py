@@ -1,0 +1,141 @@
+"""coco-caption's metrics: vecscore.coco vs pycocoevalcap 1.2, same process, same dictionaries.
+
+Data (``../shared/data/e2e-nlg-challenge``: 630 inputs, 1-45 crowd-sourced references each, 21 systems):
+
+* ``e2e``: each of the 21 systems as pycocoevalcap is run in practice (630 items, every reference);
+* ``25k``: 25,000 items x 5 references: item ``i`` is system ``(i // 630) % 21``'s output for input
+  ``i % 630`` against 5 of that input's references, rotated by ``i // 630`` (so items differ).
+
+Texts are the E2E texts as they are (cased, with punctuation), split on whitespace by both sides, as the
+scorers are used after any tokenizer.  ``--ptb`` also times the PTB tokenizer: pycocoevalcap's Java round trip
+(``PTBTokenizer().tokenize``) against :func:`vecscore.coco.ptb_tokenize`, first call and repeated call.
+
+Every timing is the best of ``--repeat`` runs of vecscore (one run of pycocoevalcap, which is slow), wall
+seconds, with ``os.getloadavg()``; vecscore.coco runs in NumPy on one thread (no numba).  The numbers of both
+sides are compared (BLEU and ROUGE-L bit for bit, CIDEr-D within 1e-12); the benchmark stops if they differ.
+
+Run: ``python benchmarks/bench_coco.py [--sets e2e,25k] [--repeat 3] [--ptb]``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+
+
+def e2e():
+    root = DATA / "e2e-nlg-challenge"
+    blocks = [[r for r in b.split("\n") if r.strip()]
+              for b in (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
+    refs = [b for b in blocks if b]
+    systems = {p.stem: p.read_text(encoding="utf-8").split("\n")[:len(refs)]
+               for p in sorted((root / "systems").glob("*.txt"))}
+    return refs, systems
+
+
+def items_25k(refs, systems, n: int = 25_000, k: int = 5):
+    names = sorted(systems)
+    gts, res = {}, {}
+    for i in range(n):
+        inst, rep = i % len(refs), i // len(refs)
+        block = refs[inst]
+        gts[i] = [block[(rep + j) % len(block)] for j in range(k)]
+        res[i] = [systems[names[rep % len(names)]][inst]]
+    return gts, res
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load={one:.2f}/{five:.2f}"
+
+
+def timed(fn, repeat: int):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def scorers():
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.rouge.rouge import Rouge
+
+    import vecscore.coco as vc
+
+    return [("Bleu", lambda g, r: Bleu(4).compute_score(g, r, verbose=0),
+             lambda g, r: vc.Bleu(4).compute_score(g, r, verbose=0), 0.0),
+            ("Rouge", lambda g, r: Rouge().compute_score(g, r), lambda g, r: vc.Rouge().compute_score(g, r), 0.0),
+            ("Cider", lambda g, r: Cider().compute_score(g, r), lambda g, r: vc.Cider().compute_score(g, r), 1e-12)]
+
+
+def compare(name: str, gts: dict, res: dict, repeat: int) -> dict:
+    out = {}
+    for metric, theirs, ours, tol in scorers():
+        t_them, want = timed(lambda: theirs(gts, res), 1)
+        t_us, got = timed(lambda: ours(gts, res), repeat)
+        for a, b in zip(want, got):
+            diff = float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float))))
+            if diff > tol:
+                raise SystemExit(f"{name} {metric}: vecscore differs from pycocoevalcap by {diff:g}")
+        out[metric] = (t_them, t_us)
+        print(f"{name:>10} {metric:>6}: pycocoevalcap {t_them:8.3f} s  vecscore {t_us:7.4f} s  "
+              f"x{t_them / t_us:6.1f}  [{load()}]", flush=True)
+    return out
+
+
+def bench_ptb(gts: dict, res: dict, repeat: int) -> None:
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer as Java
+
+    from vecscore.coco.ptb import PTBTokenizer, ptb_tokenize
+
+    caps = {k: [{"caption": c} for c in v] for k, v in gts.items()}
+    caps.update({f"h{k}": [{"caption": c} for c in v] for k, v in res.items()})
+    n = sum(len(v) for v in caps.values())
+    t_java, want = timed(lambda: Java().tokenize(caps), 1)
+    ptb_tokenize.cache_clear() if hasattr(ptb_tokenize, "cache_clear") else None
+    t_first, got = timed(lambda: PTBTokenizer().tokenize(caps), 1)
+    t_again, got = timed(lambda: PTBTokenizer().tokenize(caps), repeat)
+    if got != want:
+        raise SystemExit("PTB tokens differ from the jar's")
+    print(f"{'PTB':>10} {n} captions: jar {t_java:.2f} s  vecscore first {t_first:.3f} s (x{t_java / t_first:.1f})"
+          f"  repeated {t_again:.3f} s (x{t_java / t_again:.1f})  [{load()}]", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="e2e,25k", help="comma list of: e2e, 25k")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--systems", type=int, default=21, help="how many E2E systems in the e2e set")
+    ap.add_argument("--ptb", action="store_true", help="also time the PTB tokenizer against the Java jar")
+    args = ap.parse_args(argv)
+    refs, systems = e2e()
+    print(f"vecscore.coco vs pycocoevalcap 1.2; NumPy on 1 thread; [{load()}]")
+    sets = args.sets.split(",")
+    if "e2e" in sets:
+        totals = {m: [0.0, 0.0] for m in ("Bleu", "Rouge", "Cider")}
+        for name in sorted(systems)[: args.systems]:
+            gts = {i: r for i, r in enumerate(refs)}
+            res = {i: [systems[name][i]] for i in range(len(refs))}
+            for m, (a, b) in compare(name, gts, res, args.repeat).items():
+                totals[m][0] += a
+                totals[m][1] += b
+        for m, (a, b) in totals.items():
+            print(f"{'e2e total':>10} {m:>6}: pycocoevalcap {a:8.3f} s  vecscore {b:7.4f} s  x{a / b:6.1f}")
+    if "25k" in sets:
+        gts, res = items_25k(refs, systems)
+        compare("25k x 5", gts, res, args.repeat)
+        if args.ptb:
+            bench_ptb(gts, res, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

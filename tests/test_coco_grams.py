@@ -1,0 +1,57 @@
+"""vecscore.coco.grams' sorting helpers against their plain definitions (both branches: packed and argsort)."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from vecscore.coco.grams import lookup, max_by_key, ngram_ids, sort_order, tokens, unique_inverse
+
+
+@pytest.fixture(params=[2**20, 2**62], ids=["packed", "argsort"])
+def keys(request) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    k = rng.integers(0, request.param, 5_000, dtype=np.int64)
+    return np.concatenate([k, k[:1_000], k[:10]])  # repeats
+
+
+def test_sort_order_is_a_stable_argsort(keys):
+    s, order = sort_order(keys)
+    want = np.argsort(keys, kind="stable")
+    assert np.array_equal(order, want) and np.array_equal(s, keys[want])
+
+
+def test_unique_inverse_is_numpys(keys):
+    assert np.array_equal(unique_inverse(keys), np.unique(keys, return_inverse=True)[1])
+
+
+def test_max_by_key(keys):
+    values = np.random.default_rng(1).integers(0, 50, keys.size)
+    best: dict = {}
+    for k, v in zip(keys.tolist(), values.tolist()):
+        best[k] = max(best.get(k, 0), v)
+    got_k, got_v = max_by_key(keys, values)
+    assert got_k.tolist() == sorted(best) and got_v.tolist() == [best[k] for k in sorted(best)]
+
+
+@pytest.mark.parametrize("presorted", [False, True])
+def test_lookup(keys, presorted):
+    table = np.unique(keys[::2])
+    values = np.arange(1, table.size + 1)
+    wanted = np.sort(keys) if presorted else keys
+    index = dict(zip(table.tolist(), values.tolist()))
+    assert lookup(table, values, wanted, presorted).tolist() == [index.get(w, 0) for w in wanted.tolist()]
+
+
+def test_ngram_ids_are_exact():
+    texts = ["a b a b c", "", "b a b", "a b c a b c", "x"]
+    toks = tokens(texts)
+    words = [t.split() for t in texts]
+    flat = [w for ws in words for w in ws]
+    for k, (pos, ids) in enumerate(ngram_ids(toks, 4), start=1):
+        grams = [tuple(flat[p:p + k]) for p in pos.tolist()]
+        want = [g for ws in words for g in zip(*(ws[i:] for i in range(k)))]
+        assert grams == want  # every n-gram inside one text, in order
+        assert len(set(zip(grams, ids.tolist()))) == len(set(grams)) == len(set(ids.tolist()))
+        assert Counter(ids.tolist()).most_common(1)[0][1] == Counter(grams).most_common(1)[0][1]
