@@ -94,13 +94,13 @@ def compare(name: str, gts: dict, res: dict, repeat: int) -> dict:
 def bench_ptb(gts: dict, res: dict, repeat: int) -> None:
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer as Java
 
-    from vecscore.coco.ptb import PTBTokenizer, ptb_tokenize
+    from vecscore.coco.ptb import PTBTokenizer, clear_cache
 
     caps = {k: [{"caption": c} for c in v] for k, v in gts.items()}
     caps.update({f"h{k}": [{"caption": c} for c in v] for k, v in res.items()})
     n = sum(len(v) for v in caps.values())
     t_java, want = timed(lambda: Java().tokenize(caps), 1)
-    ptb_tokenize.cache_clear() if hasattr(ptb_tokenize, "cache_clear") else None
+    clear_cache()
     t_first, got = timed(lambda: PTBTokenizer().tokenize(caps), 1)
     t_again, got = timed(lambda: PTBTokenizer().tokenize(caps), repeat)
     if got != want:

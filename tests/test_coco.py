@@ -253,3 +253,45 @@ def test_functions_on_lists():
         cider_d(hyps, refs, sigma=0)
     with pytest.raises(VecscoreError, match="n"):
         coco_bleu(hyps, refs, n=0)
+
+
+def test_bleu_statistics_are_the_same_on_both_routes(shared_data, monkeypatch):
+    """Large calls take vecscore's compiled BLEU kernels once compiled (sacreBLEU's statistics with
+    tokenize='none'); the NumPy route gives the same integers."""
+    from vecscore.coco.bleu import bleu_stats
+    from vecscore.coco.items import items
+
+    refs, systems = _e2e(shared_data)
+    hyps = systems["forge3"] + [h for h, _ in ADVERSARIAL]
+    batch = items(hyps, refs + [r for _, r in ADVERSARIAL])
+    got = {}
+    for route in ("plain", "compiled"):
+        monkeypatch.setenv("VECSCORE_ROUTE", route)
+        got[route] = bleu_stats(batch, 4)
+    for field in ("correct", "guess", "testlen", "reflen"):
+        assert np.array_equal(getattr(got["plain"], field), getattr(got["compiled"], field)), field
+
+
+def test_evaluate_is_coco_captions_pipeline(shared_data):
+    """evaluate(gts, res) = pycocoevalcap's PTBTokenizer (the Java jar) then Bleu(4), Rouge, Cider, as
+    COCOEvalCap.evaluate runs them (without METEOR and SPICE), on annotation dicts."""
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("java is not installed: pycocoevalcap's PTBTokenizer runs the CoreNLP jar")
+    jar = pytest.importorskip("pycocoevalcap.tokenizer.ptbtokenizer")
+    refs, systems = _e2e(shared_data)
+    gts = {f"img{i}": [{"caption": c, "id": j} for j, c in enumerate(r)] for i, r in enumerate(refs[:300])}
+    res = {f"img{i}": [{"caption": systems["tuda"][i]}] for i in range(300)}
+    tok_g, tok_r = jar.PTBTokenizer().tokenize(gts), jar.PTBTokenizer().tokenize(res)
+    want = dict(zip(("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"), oracle_bleu.Bleu(4).compute_score(tok_g, tok_r, 0)[0]))
+    rouge_mean, rouge_items = oracle_rouge.Rouge().compute_score(tok_g, tok_r)
+    cider_mean, cider_items = oracle_cider.Cider().compute_score(tok_g, tok_r)
+    want.update(ROUGE_L=rouge_mean, CIDEr=cider_mean)
+    out = evaluate(gts, res)
+    assert list(out.scores) == list(want)
+    for metric, value in want.items():
+        assert abs(out.scores[metric] - value) <= TOL, metric
+    assert list(out.per_image) == list(gts)
+    assert [out.per_image[k]["ROUGE_L"] for k in gts] == rouge_items.tolist()
+    np.testing.assert_allclose([out.per_image[k]["CIDEr"] for k in gts], cider_items, rtol=0, atol=TOL)

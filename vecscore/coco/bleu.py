@@ -42,10 +42,46 @@ class BleuStats:
         return BleuStats(self.correct[rows], self.guess[rows], self.testlen[rows], self.reflen[rows])
 
 
+#: coco-caption's BLEU statistics are sacreBLEU's with ``tokenize="none"`` (``str.split()`` tokens, counts
+#: clipped by the largest count in one reference, the closest reference length with ties to the shorter): the
+#: kind of call whose compiled kernels :func:`bleu_stats` uses once they are compiled
+KIND = ("bleu", "text", "none")
+
+
+def compiled_ready(batch: Items) -> bool:
+    """Whether :func:`bleu_stats` takes vecscore's compiled BLEU kernels: ``VECSCORE_ROUTE=compiled``; or under
+    ``auto``, a call above the plain route's budget whose kernels are loaded in this process or compiled in the
+    cache folder (otherwise NumPy alone: no compiling, no numba)."""
+    from vecscore import background, route
+
+    setting = route.route()
+    if setting != "auto":
+        return setting == "compiled"
+    if route.is_warm(KIND):
+        return True
+    if route.text_chars(batch.hyps, batch.refs) * route.COST["bleu"] <= route.PLAIN_MAX_CHARS:
+        return False
+    return background.kind_ready(KIND)
+
+
+def _compiled_stats(batch: Items, n: int) -> BleuStats:
+    from vecscore.bleu.api import bleu_statistics
+
+    ptr = batch.ref_ptr.tolist()
+    refs = [batch.refs[a:b] for a, b in zip(ptr[:-1], ptr[1:])]
+    s = bleu_statistics(batch.hyps, refs, tokenize="none", max_ngram_order=n, refs_layout="per-example")
+    return BleuStats(s.correct, s.total, s.sys_len, s.ref_len)
+
+
 def bleu_stats(batch: Items, n: int = 4, table: Grams | None = None) -> BleuStats:
     """The counts coco-caption's BLEU sums, for every item (``table``: :func:`~vecscore.coco.grams.grams` of
-    ``batch.hyps + batch.refs`` with at least ``n`` orders, when already computed)."""
+    ``batch.hyps + batch.refs`` with at least ``n`` orders, when already computed).
+
+    From vecscore's compiled BLEU kernels when :func:`compiled_ready`, else from the n-gram tables (NumPy);
+    both give the same integers."""
     n_items = batch.n
+    if n_items and compiled_ready(batch):
+        return _compiled_stats(batch, n)
     if table is None:
         table = grams(batch.hyps + batch.refs, n)
     if table.n_texts != n_items + len(batch.refs) or len(table.orders) < n:

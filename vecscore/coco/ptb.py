@@ -45,7 +45,7 @@ from itertools import accumulate
 
 import regex
 
-__all__ = ["PTBTokenizer", "ptb_tokenize", "PUNCTUATIONS"]
+__all__ = ["PTBTokenizer", "ptb_tokenize", "clear_cache", "PUNCTUATIONS"]
 
 # pycocoevalcap's list; the jar's output is lower-cased, so the bracket tokens of this list never match
 PUNCTUATIONS = ["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...",
@@ -637,6 +637,12 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
                     _store(_caption_cache, captions[i], line)
             lines[i] = line
     return lines  # type: ignore[return-value]
+
+
+def clear_cache() -> None:
+    """Forget every piece and caption tokenized so far (each cache holds at most ``2**20`` entries)."""
+    for cache in (_piece_cache, _window_cache, _caption_cache):
+        cache.clear()
 
 
 def ptb_tokenize(texts: list[str]) -> list[str]:
