@@ -2,7 +2,8 @@
 randomization) for BLEU, chrF and TER, reproducing sacreBLEU 2.6's ``--confidence``, ``--paired-bs`` and
 ``--paired-ar`` (same seeds, same draws, same numbers), with all resamples scored at once from the
 per-pair statistics; the same tests for ROUGE (:class:`RougeMetric`: the mean of the per-pair F, on
-sacreBLEU's draws).  For ROUGE: rouge-score's ``BootstrapAggregator`` intervals
+sacreBLEU's draws) and coco-caption's Bleu_1..4, ROUGE_L and CIDEr-D (:class:`CocoMetric`).
+For ROUGE: rouge-score's ``BootstrapAggregator`` intervals
 (:func:`rouge_bootstrap`) and the 95% intervals ROUGE-1.5.5.pl prints (:func:`perl_intervals`).
 
 >>> from vecscore.significance import confidence_interval, paired_bootstrap, paired_randomization
@@ -10,6 +11,7 @@ sacreBLEU's draws).  For ROUGE: rouge-score's ``BootstrapAggregator`` intervals
 """
 from vecscore.rouge.rouge155.average import PerlInterval, perl_intervals
 from vecscore.significance._metric import RougeMetric
+from vecscore.significance.coco import CocoMetric
 from vecscore.significance.paired import (
     SIGNIFICANCE_LEVEL,
     ConfidenceInterval,
@@ -25,6 +27,6 @@ from vecscore.significance.resample import resolve_seed
 from vecscore.significance.rouge_intervals import AggregateScore, RougeIntervals, rouge_bootstrap
 
 __all__ = ["SIGNIFICANCE_LEVEL", "ConfidenceInterval", "PairedResults", "SystemResult", "confidence_interval",
-           "interval_from_stats", "RougeMetric",
+           "interval_from_stats", "RougeMetric", "CocoMetric",
            "paired_bootstrap", "paired_randomization", "resampling_signature", "resolve_seed",
            "AggregateScore", "RougeIntervals", "rouge_bootstrap", "PerlInterval", "perl_intervals"]

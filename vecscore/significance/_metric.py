@@ -222,12 +222,16 @@ def _rouge(metric: RougeMetric, runs: _RougeRuns) -> MetricAdapter:
 
 def adapt_all(metrics) -> list[MetricAdapter]:
     """Adapters for several metrics; ROUGE metrics with the same options share one scoring run per system."""
-    runs: dict[tuple, _RougeRuns] = {}
+    from vecscore.significance.coco import CocoMetric, coco_adapter, coco_metric_name, runs_for
+
+    runs: dict[tuple, Any] = {}
     out = []
     for m in metrics:
         if isinstance(m, str) and m.lower() not in _NAMES:
-            m = RougeMetric(m)
-        if isinstance(m, RougeMetric):
+            m = CocoMetric(m) if coco_metric_name(m) else RougeMetric(m)
+        if isinstance(m, CocoMetric):
+            out.append(coco_adapter(m, runs_for(m, runs)))
+        elif isinstance(m, RougeMetric):
             group = runs.setdefault(m.key(), _RougeRuns(m.options))
             out.append(_rouge(m, group))
         else:
@@ -239,19 +243,23 @@ _NAMES = {"bleu": "BLEU", "chrf": "CHRF", "chrf++": "CHRF", "ter": "TER"}
 
 
 def adapt(metric) -> MetricAdapter:
-    """An adapter for ``metric``: ``vecscore.BLEU(...)``/``CHRF(...)``/``TER(...)``, a :class:`RougeMetric`, or
-    a name (``"bleu"``, ``"chrf"``, ``"chrf++"``, ``"ter"``, ``"rouge1"``, ``"rougeL"``, ...: the default
+    """An adapter for ``metric``: ``vecscore.BLEU(...)``/``CHRF(...)``/``TER(...)``, a :class:`RougeMetric`, a
+    :class:`~vecscore.significance.coco.CocoMetric`, or a name (``"bleu"``, ``"chrf"``, ``"chrf++"``, ``"ter"``,
+    ``"rouge1"``, ``"rougeL"``, ..., coco-caption's ``"Bleu_4"``, ``"ROUGE_L"``, ``"CIDEr"``: the default
     options)."""
+    from vecscore.significance.coco import CocoMetric, coco_metric_name
+
     if isinstance(metric, MetricAdapter):
         return metric
     if isinstance(metric, str):
         key = metric.lower()
         if key not in _NAMES:
-            if metric.startswith("rouge"):
+            if metric.startswith("rouge") or coco_metric_name(metric):
                 return adapt_all([metric])[0]
-            raise VecscoreError(f"unknown metric {metric!r}; valid: {', '.join(_NAMES)}, or a ROUGE metric "
-                                "(rouge1, rouge2, rougeL, rougeLsum, ...)")
-    if isinstance(metric, RougeMetric):
+            raise VecscoreError(f"unknown metric {metric!r}; valid: {', '.join(_NAMES)}, a ROUGE metric "
+                                "(rouge1, rouge2, rougeL, rougeLsum, ...) or a coco-caption metric (Bleu_1 .. "
+                                "Bleu_4, ROUGE_L, CIDEr)")
+    if isinstance(metric, (RougeMetric, CocoMetric)):
         return adapt_all([metric])[0]
     from vecscore.bleu.api import BLEU
     from vecscore.chrf.api import CHRF
@@ -266,5 +274,5 @@ def adapt(metric) -> MetricAdapter:
         return _caching(chrf_adapter, metric)
     if isinstance(metric, TER):
         return _caching(_ter, metric)
-    raise VecscoreError(f"metric must be vecscore.BLEU/CHRF/TER, a RougeMetric or a name, not "
+    raise VecscoreError(f"metric must be vecscore.BLEU/CHRF/TER, a RougeMetric, a CocoMetric or a name, not "
                         f"{type(metric).__name__}")
