@@ -9,6 +9,7 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``chrf``           corpus chrF / chrF++ (sacreBLEU), per-pair sentence chrF with ``--per-pair``
 ``ter``            corpus TER (sacreBLEU), per-pair sentence TER with ``--per-pair``
 ``compare``        several systems against one set of references, with paired significance tests
+``coco``           coco-caption's Bleu_1..4, ROUGE_L and CIDEr (pycocoevalcap), from text files or coco's JSON
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 
@@ -332,7 +333,7 @@ def run_compare(args) -> int:
               "ter": lambda: TER(normalized=args.ter_normalized, no_punct=args.ter_no_punct,
                                  asian_support=args.ter_asian_support, case_sensitive=args.ter_case_sensitive,
                                  reference_normalization=args.ter_reference_normalization)}
-    metrics = [makers[m]() if m in makers else _rouge_metric(m, args) for m in dict.fromkeys(args.metrics)]
+    metrics = [makers[m]() if m in makers else _coco_or_rouge_metric(m, args) for m in dict.fromkeys(args.metrics)]
     baseline, *others = args.hyps
     with numba_threads(None):
         if args.paired_ar:
@@ -349,6 +350,15 @@ def run_compare(args) -> int:
     return 0
 
 
+def _coco_or_rouge_metric(name: str, args):
+    from vecscore.significance.coco import CocoMetric, coco_metric_name
+
+    if coco_metric_name(name):
+        # the lines as vecscore coco reads them: stripped, an empty reference line is no reference
+        return CocoMetric(name, tokenize=not args.coco_no_tokenize, refs_layout="streams", lines=True)
+    return _rouge_metric(name, args)
+
+
 def _rouge_metric(name: str, args):
     from vecscore.rouge.api import parse_metric
     from vecscore.significance import RougeMetric
@@ -357,7 +367,7 @@ def _rouge_metric(name: str, args):
         parse_metric(name)
     except VecscoreError:
         raise VecscoreError(f"--metrics {name}: unknown metric; valid: bleu, chrf, ter, rouge1 ... rouge9, rougeL, "
-                            "rougeLsum, rougeW") from None
+                            "rougeLsum, rougeW, and coco-caption's Bleu_1 ... Bleu_4, ROUGE_L, CIDEr") from None
     return RougeMetric(name, **rouge_options(args))
 
 
@@ -367,8 +377,10 @@ def _comparison_table(res) -> str:
     rows = [["System", *names]]
     for i, system in enumerate(res.systems):
         label = f"Baseline: {system}" if i == 0 else system
-        # ROUGE is a fraction (rouge-score's scale): 4 decimals; BLEU, chrF, TER: sacreBLEU's 1
-        rows.append([label, *(res.results[m][i].format(width=4 if m.startswith("rouge") else 1) for m in names)])
+        # ROUGE and coco-caption's metrics are fractions (rouge-score's, coco's scale): 4 decimals; BLEU, chrF,
+        # TER: sacreBLEU's 1
+        rows.append([label, *(res.results[m][i].format(width=4 if m.startswith("rouge") or _is_coco(m) else 1)
+                              for m in names)])
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -376,6 +388,18 @@ def _comparison_table(res) -> str:
     lines += ["", f"{kind}; * marks p <= 0.05 against the baseline.", ""]
     lines += [f"{m}: {res.signature(m)}" for m in names]
     return "\n".join(lines) + "\n"
+
+
+def _is_coco(name: str) -> bool:
+    from vecscore.significance.coco import COCO_METRICS
+
+    return name in COCO_METRICS
+
+
+def run_coco(args) -> int:
+    from vecscore.cli.coco import run_coco as run
+
+    return run(args)
 
 
 def run_filter(args) -> int:
@@ -414,7 +438,7 @@ def run_warmup(args) -> int:
 
 #: the function that runs each command
 RUNS = {"rouge": run_rouge, "rouge155": run_rouge155, "bleu": run_bleu, "sentence-bleu": run_bleu, "chrf": run_chrf,
-        "ter": run_ter, "compare": run_compare, "filter": run_filter, "warmup": run_warmup}
+        "ter": run_ter, "compare": run_compare, "coco": run_coco, "filter": run_filter, "warmup": run_warmup}
 
 
 def main(argv=None) -> int:

@@ -177,6 +177,51 @@ def _rouge155_options(p: argparse.ArgumentParser) -> None:
                    help="correct the script's quirks (SU last unigram, W recall, -b LCS)")
 
 
+#: coco-caption's metric names (as ``vecscore.significance.coco.COCO_METRICS``; not imported: every command builds
+#: this parser)
+COCO_METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr")
+
+
+def _coco_parser(sub) -> None:
+    p = sub.add_parser("coco", help="coco-caption's Bleu_1-4, ROUGE_L and CIDEr (pycocoevalcap), from text or "
+                       "coco's JSON",
+                       description="coco-caption's evaluation (pycocoevalcap 1.2's COCOEvalCap without METEOR and "
+                       "SPICE): Bleu_1..4, ROUGE_L and CIDEr (CIDEr-D), PTB-tokenized as coco-caption does.")
+    g = p.add_argument_group("input (text files: --hyps/-r; coco's JSON: --annotations/--results)")
+    g.add_argument("--hyps", action=Once, metavar="FILE", help="captions, one per line ('-' for stdin)")
+    g.add_argument("-r", "--refs", nargs="+", action="extend", metavar="FILE",
+                   help="reference files: line i of each is a reference of line i of --hyps (an empty line: no "
+                        "reference from this file for that item); repeatable")
+    g.add_argument("--annotations", action=Once, metavar="FILE",
+                   help="coco's annotation file (captions_val2014.json: \"annotations\": [{image_id, caption}])")
+    g.add_argument("--results", action=Once, metavar="FILE",
+                   help="coco's results file ([{image_id, caption}]): exactly these images are scored")
+    s = p.add_argument_group("scoring")
+    s.add_argument("--no-tokenize", action="store_true",
+                   help="the captions are already tokenized: split on whitespace as given (as nlg-eval); default: "
+                        "PTB-tokenize and lowercase as coco-caption does")
+    s.add_argument("--metrics", nargs="+", action=Once, default=list(COCO_METRICS), metavar="METRIC",
+                   help=f"{' '.join(COCO_METRICS)} (default: all)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--output", action=Once, default="-", help="output file ('-': stdout, the default); "
+                   "written atomically")
+    o.add_argument("--format", action=Once, choices=["text", "json", "jsonl", "csv", "tsv", "parquet"],
+                   help="text (a table) or json: coco's metric dictionary; jsonl/csv/tsv/parquet: one row per item "
+                        "(default: from the --output extension, else text, or jsonl with --per-item)")
+    o.add_argument("--per-item", action="store_true", help="one row per item (image): its scores")
+    o.add_argument("--summary", action=Once, metavar="FILE",
+                   help="also write the metric dictionary (JSON) here ('-': stdout)")
+    c = p.add_argument_group("confidence interval (bootstrap)")
+    c.add_argument("--confidence", action="store_true",
+                   help="add a bootstrap estimate (mean ± 95%% interval half-width, sacreBLEU's convention) of every "
+                        "metric: Bleu from resampled per-item counts, ROUGE_L and CIDEr from resampled per-item scores")
+    c.add_argument("--confidence-n", action=Once, type=positive_int, metavar="N",
+                   help="bootstrap resamples (default: 1000)")
+    c.add_argument("--seed", action=Once, help="seed of the resampling (default: SACREBLEU_SEED, else 12345; 'none' "
+                   "for entropy)")
+    p.add_argument("--quiet", "-q", action="store_true", help="(accepted for symmetry; nothing is printed but output)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vecscore",
                                      description="Fast BLEU and ROUGE, identical to the official tools.")
@@ -224,8 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--hyps", nargs="+", required=True, action=Once, metavar="FILE",
                      help="system outputs, one file per system; the first is the baseline")
     cmp.add_argument("--metrics", nargs="+", default=["bleu"], action=Once, metavar="METRIC",
-                     help="bleu, chrf, ter, and ROUGE metrics (rouge1, rouge2, rougeL, rougeLsum, ...: the mean of the "
-                          "per-pair F, as rouge-score) (default: bleu)")
+                     help="bleu, chrf, ter, ROUGE metrics (rouge1, rouge2, rougeL, rougeLsum, ...: the mean of the "
+                          "per-pair F, as rouge-score) and coco-caption's Bleu_1..4, ROUGE_L, CIDEr (as vecscore coco) "
+                          "(default: bleu)")
     test = cmp.add_mutually_exclusive_group()
     test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")
     test.add_argument("--paired-ar", action="store_true", help="paired approximate randomization")
@@ -239,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     _chrf_options(cmp)
     _ter_options(cmp)
     _rouge_options(cmp, with_metrics=False)
+    cmp.add_argument("--coco-no-tokenize", action="store_true",
+                     help="coco-caption metrics (Bleu_1..4, ROUGE_L, CIDEr): the lines are already tokenized (default: "
+                          "PTB-tokenize as coco-caption does)")
+
+    _coco_parser(sub)
 
     f = sub.add_parser("filter", parents=[shared, case], help="keep the rows whose scores pass conditions",
                        description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
