@@ -78,6 +78,7 @@ class Inputs:
     wmt_ref: str = ""
     systems: tuple[str, ...] = ()  # compare: the WMT21 system files, read in place
     ref_a: str = ""
+    coco_json: str = ""  # {"gts": {id: [5 references]}, "res": {id: [1 output]}}: E2E NLG items
 
 
 def newsroom(cfg) -> tuple[list[str], list[str]]:
@@ -103,6 +104,7 @@ class Corpora:
         self.folder = folder
         self._summ: tuple[list[str], list[str]] | None = None
         self._wmt: tuple[list[str], list[str]] | None = None
+        self._e2e: tuple[list[list[str]], list[list[str]]] | None = None
 
     def summaries(self) -> tuple[list[str], list[str]]:
         if self._summ is None:
@@ -118,6 +120,18 @@ class Corpora:
             self._wmt = [h for system in hyps for h in system], ref * len(hyps)
         return self._wmt
 
+    def e2e(self) -> tuple[list[list[str]], list[list[str]]]:
+        """E2E NLG: per input its references, and the 21 systems' outputs (one list per system)."""
+        if self._e2e is None:
+            root = data_dir(self.cfg) / "e2e-nlg-challenge"
+            blocks = [[r for r in b.split("\n") if r.strip()]
+                      for b in (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
+            refs = [b for b in blocks if b]
+            outs = [p.read_text(encoding="utf-8").split("\n")[:len(refs)]
+                    for p in sorted((root / "systems").glob("*.txt"))]
+            self._e2e = refs, outs
+        return self._e2e
+
     def inputs(self, n: int, kind: str) -> Inputs:
         f, inp = self.folder, Inputs(n)
         if kind == "summaries":
@@ -130,6 +144,15 @@ class Corpora:
             hyps, refs = (_cycle(x, n) for x in self.wmt())
             inp.wmt_hyp = _write_lines(f / f"wmt-{n}.hyp", hyps)
             inp.wmt_ref = _write_lines(f / f"wmt-{n}.ref", refs)
+        elif kind == "captions":  # item i: system (i // 630) % 21's output, 5 of its input's references, rotated
+            refs, outs = self.e2e()
+            gts, res = {}, {}
+            for i in range(n):
+                inst, rep = i % len(refs), i // len(refs)
+                gts[str(i)] = [refs[inst][(rep + j) % len(refs[inst])] for j in range(5)]
+                res[str(i)] = [outs[rep % len(outs)][inst]]
+            inp.coco_json = str(f / f"coco-{n}.json")
+            Path(inp.coco_json).write_text(json.dumps({"gts": gts, "res": res}), encoding="utf-8")
         else:  # systems
             base = data_dir(self.cfg) / "wmt21-news-systems" / "en-de"
             inp.systems = tuple(sorted(str(p) for p in (base / "system-outputs").glob("newstest2021.en-de.hyp.*.de")))
@@ -224,6 +247,20 @@ ROUGE155_TOOLS = {
         "print(json.dumps({k: [v['r'], v['p'], v['f']] for k, v in out.items()}))\n", i.summ_json, str(o) + ".tmp")),
 }
 
+# coco-caption's scorers on texts split as given (no PTB tokenizer); CIDEr-D to 12 decimals (it sums in another order)
+COCO_OUT = ("print(json.dumps({'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], "
+            "'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
+            "'CIDEr': round(float(Cider().compute_score(g, r)[0]), 12)}))\n")
+READ_COCO = ("import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n"
+             "g, r = d['gts'], d['res']\n")
+COCO_TOOLS = {
+    "vecscore": Tool("vecscore.coco Bleu, Rouge, Cider", "vecscore", lambda i, o: _py(
+        "from vecscore.coco import Bleu, Cider, Rouge\n" + READ_COCO + COCO_OUT, i.coco_json)),
+    "official": Tool("pycocoevalcap Bleu, Rouge, Cider", "pycocoevalcap", lambda i, o: _py(
+        "from pycocoevalcap.bleu.bleu import Bleu\nfrom pycocoevalcap.rouge.rouge import Rouge\n"
+        "from pycocoevalcap.cider.cider import Cider\n" + READ_COCO + COCO_OUT, i.coco_json)),
+}
+
 VS = [PY, "-m", "vecscore.cli"]
 COMPARE_TOOLS = {
     "vecscore": Tool("vecscore compare --paired-bs --format json", "vecscore", lambda i, o: [
@@ -308,7 +345,7 @@ def check_cli_rouge(ours: Path, theirs: Path) -> str:
 @dataclass(frozen=True)
 class Job:
     title: str
-    data: str  # "summaries", "wmt" or "systems" (the fixed-size compare input)
+    data: str  # "summaries", "wmt", "captions" or "systems" (the fixed-size compare input)
     tools: dict[str, Tool]  # "vecscore", "official", optionally "peer"
     check: Callable[[Path, Path], str] = check_json
     perl: bool = False  # the official tool is ROUGE-1.5.5: --perl-max caps it, and it needs perl
@@ -333,6 +370,7 @@ JOBS = {
                     ROUGE155_TOOLS, perl=True),
     "compare": Job("paired bootstrap, 20 WMT21 en-de systems x 1,002 segments (fixed size)", "systems",
                    COMPARE_TOOLS, check_compare),
+    "coco": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, E2E NLG items x 5 references", "captions", COCO_TOOLS),
     "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", CLI_BLEU_TOOLS, check_cli_bleu),
     "cli-rouge": Job("command line: rouge1/2/L per pair, news summaries on one line", "summaries", CLI_ROUGE_TOOLS,
                      check_cli_rouge),
