@@ -14,22 +14,24 @@ Every timing is the best of ``--repeat`` runs of vecscore (one run of pycocoeval
 seconds, with ``os.getloadavg()``; vecscore.coco runs in NumPy on one thread (no numba).  The numbers of both
 sides are compared (BLEU and ROUGE-L bit for bit, CIDEr-D within 1e-12); the benchmark stops if they differ.
 
-Run: ``python benchmarks/bench_coco.py [--sets e2e,25k] [--repeat 3] [--ptb]``.
+Run: ``python -m benchmarks.bench_coco [--sets e2e,25k] [--repeat 3] [--ptb]``.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.bench_bleu import _best as timed
+
 DATA = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 
-def e2e():
-    root = DATA / "e2e-nlg-challenge"
+def e2e(data: Path = DATA) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """E2E NLG: per input its references, and per system its outputs."""
+    root = data / "e2e-nlg-challenge"
     blocks = [[r for r in b.split("\n") if r.strip()]
               for b in (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
     refs = [b for b in blocks if b]
@@ -52,15 +54,6 @@ def items_25k(refs, systems, n: int = 25_000, k: int = 5):
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"load={one:.2f}/{five:.2f}"
-
-
-def timed(fn, repeat: int):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def scorers():

@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_coco import e2e  # noqa: E402
 from benchmarks.peers import _load, machine, versions  # noqa: E402
 from benchmarks.peers_harness import DEFAULT_DATA, data_dir, read_lines, realsumm, summeval, wmt21  # noqa: E402
 
@@ -123,12 +124,8 @@ class Corpora:
     def e2e(self) -> tuple[list[list[str]], list[list[str]]]:
         """E2E NLG: per input its references, and the 21 systems' outputs (one list per system)."""
         if self._e2e is None:
-            root = data_dir(self.cfg) / "e2e-nlg-challenge"
-            blocks = [[r for r in b.split("\n") if r.strip()]
-                      for b in (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
-            refs = [b for b in blocks if b]
-            outs = [p.read_text(encoding="utf-8").split("\n")[:len(refs)]
-                    for p in sorted((root / "systems").glob("*.txt"))]
+            refs, systems = e2e(data_dir(self.cfg))
+            outs = [systems[name] for name in sorted(systems)]
             self._e2e = refs, outs
         return self._e2e
 

@@ -46,6 +46,18 @@ def data_file(root: Path, *parts: str) -> Path:
     return path
 
 
+def e2e_nlg(root: Path) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """The E2E NLG Challenge test set (``shared_data``): per input its references (1 to 45), and per system its
+    630 outputs."""
+    folder = data_file(root, "e2e-nlg-challenge")
+    blocks = [[r for r in b.split("\n") if r.strip()]
+              for b in (folder / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
+    refs = [b for b in blocks if b]
+    systems = {p.stem: p.read_text(encoding="utf-8").split("\n")[:len(refs)]
+               for p in sorted((folder / "systems").glob("*.txt"))}
+    return refs, systems
+
+
 @pytest.fixture
 def db_good(monkeypatch):
     """Stem best/better -> good, as the WordNet database the ROUGE-1.5.5 oracle files were made with

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.conftest import data_file
+from tests.conftest import data_file, e2e_nlg
 from vecscore.coco import Bleu, Cider, Rouge, cider_d, coco_bleu, coco_rouge_l
 from vecscore.coco.evaluate import evaluate
 from vecscore.errors import VecscoreError
@@ -49,13 +49,7 @@ def _assert_same(gts: dict, res: dict, exact: bool = False) -> None:
 
 
 def _e2e(shared_data):
-    root = data_file(shared_data, "e2e-nlg-challenge")
-    blocks = [[r for r in b.split("\n") if r.strip()] for b in
-              (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
-    refs = [b for b in blocks if b]
-    systems = {p.stem: p.read_text(encoding="utf-8").split("\n")[:len(refs)]
-               for p in sorted((root / "systems").glob("*.txt"))}
-    return refs, systems
+    return e2e_nlg(shared_data)
 
 
 @pytest.mark.parametrize("system", ["tgen", "sheff1"])

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import data_file
+from tests.conftest import data_file, e2e_nlg
 from vecscore.cli.main import main
 
 oracle_bleu = pytest.importorskip("pycocoevalcap.bleu.bleu")
@@ -47,12 +47,8 @@ def _run(argv, capsys):
 
 @pytest.fixture(scope="module")
 def e2e(shared_data):
-    root = data_file(shared_data, "e2e-nlg-challenge")
-    blocks = [[r for r in b.split("\n") if r.strip()] for b in
-              (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
-    refs = [b for b in blocks if b][:N_ITEMS]
-    hyps = (root / "systems" / "tgen.txt").read_text(encoding="utf-8").split("\n")[:N_ITEMS]
-    other = (root / "systems" / "sheff1.txt").read_text(encoding="utf-8").split("\n")[:N_ITEMS]
+    refs, systems = e2e_nlg(shared_data)
+    refs, hyps, other = refs[:N_ITEMS], systems["tgen"][:N_ITEMS], systems["sheff1"][:N_ITEMS]
     return refs, hyps, other
 
 

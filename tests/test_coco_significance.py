@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.conftest import data_file
+from tests.conftest import e2e_nlg
 from vecscore.errors import VecscoreError
 from vecscore.significance import CocoMetric, confidence_interval, paired_bootstrap, paired_randomization
 from vecscore.significance import resample as rs
@@ -30,13 +30,8 @@ N_BOOT = 20
 
 @pytest.fixture(scope="module")
 def e2e(shared_data):
-    root = data_file(shared_data, "e2e-nlg-challenge")
-    blocks = [[r for r in b.split("\n") if r.strip()] for b in
-              (root / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n")]
-    refs = [b for b in blocks if b][:N_ITEMS]
-    systems = {name: (root / "systems" / f"{name}.txt").read_text(encoding="utf-8").split("\n")[:N_ITEMS]
-               for name in ("tgen", "sheff1")}
-    return refs, systems
+    refs, systems = e2e_nlg(shared_data)
+    return refs[:N_ITEMS], {name: systems[name][:N_ITEMS] for name in ("tgen", "sheff1")}
 
 
 def _draws(n_items: int, n: int, seed: int) -> np.ndarray:
