@@ -55,3 +55,22 @@ def test_ngram_ids_are_exact():
         assert grams == want  # every n-gram inside one text, in order
         assert len(set(zip(grams, ids.tolist()))) == len(set(grams)) == len(set(ids.tolist()))
         assert Counter(ids.tolist()).most_common(1)[0][1] == Counter(grams).most_common(1)[0][1]
+
+
+EDGE_TEXTS = ["a b", "", " ", "a  b ", " lead", "trail ", "x\ty\nz", "a\u00a0b\u3000c", "\x00", "a \x00 b", "a\x00b",
+              "\x1c\x1d x", "ok"]
+
+
+@pytest.mark.parametrize("sep", [None, " "])
+@pytest.mark.parametrize("texts", [EDGE_TEXTS, [t for t in EDGE_TEXTS if "\x00" not in t], ["solo text"], []],
+                         ids=["with-nul", "joined", "one", "none"])
+def test_tokens_are_str_split(sep, texts):
+    """Both ways of splitting (one joined split, or per text when a text holds the joining marker) give every
+    text's ``split(sep)``, with equal ids for equal strings."""
+    toks = tokens(texts) if sep is None else tokens(texts, sep=" ")
+    got = [toks.ids[a:b].tolist() for a, b in zip(toks.starts[:-1].tolist(), toks.starts[1:].tolist())]
+    want = [t.split(sep) for t in texts]
+    assert [len(g) for g in got] == [len(w) for w in want]
+    pairs = {(i, w) for g, ws in zip(got, want) for i, w in zip(g, ws)}
+    assert len({i for i, _ in pairs}) == len({w for _, w in pairs}) == len(pairs)  # a bijection
+    assert toks.ids.size == 0 or int(toks.ids.max()) < toks.n_vocab

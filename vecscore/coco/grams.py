@@ -114,8 +114,28 @@ class Tokens:
         return np.repeat(np.arange(len(self.starts) - 1, dtype=np.int64), self.lengths)
 
 
+#: joins the texts of a batch into one string that one ``split`` call cuts: a token no text can contain
+#: unless the joined string holds more of it than the joins put there (then each text is split alone)
+_MARK = "\x00"
+
+
 def tokens(texts: list[str], sep: str | None = None) -> Tokens:
-    """Every text's ``text.split(sep)`` as ids shared by the whole batch (equal strings, equal ids)."""
+    """Every text's ``text.split(sep)`` (``sep``: ``None`` or ``" "``) as ids shared by the whole batch (equal
+    strings, equal ids).
+
+    The texts are joined by a marker token and split by one ``str.split`` call (about twice as fast as one
+    call per text); the markers give each text's tokens back."""
+    joined = f" {_MARK} ".join(texts)
+    if len(texts) > 1 and joined.count(_MARK) == len(texts) - 1:
+        flat = joined.split(sep)
+        vocab = dict(zip(dict.fromkeys(flat), range(len(flat))))
+        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        is_mark = ids == vocab[_MARK]
+        marks = np.flatnonzero(is_mark)
+        starts = np.empty(len(texts) + 1, dtype=np.int64)
+        starts[0], starts[-1] = 0, ids.size - marks.size
+        starts[1:-1] = marks - np.arange(marks.size)  # tokens before each marker, markers not counted
+        return Tokens(ids[~is_mark], starts, len(vocab))
     rows = list(map(str.split, texts)) if sep is None else [t.split(sep) for t in texts]
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
     starts = np.zeros(len(rows) + 1, dtype=np.int64)

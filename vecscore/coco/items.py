@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -43,16 +44,29 @@ def items(hyps, refs) -> Items:
     if len(hyps) != len(refs):
         raise VecscoreError(f"{len(hyps)} hypotheses but {len(refs)} reference lists: give one list of references "
                             "per hypothesis (refs[i] holds item i's references)")
-    flat: list[str] = []
-    lengths = np.zeros(len(refs), dtype=np.int64)
+    lists = []
     for i, r in enumerate(refs):
         if isinstance(r, str):
             raise VecscoreError(f"refs[{i}] is a str; each item's references must be a list of str (e.g. [{r!r:.40}])")
-        r = list(r)
+        r = r if type(r) is list else list(r)
         if not r:
             raise VecscoreError(f"refs[{i}] is empty: every item needs at least one reference")
-        flat.extend(_text(x, f"refs[{i}][{j}]") for j, x in enumerate(r))
-        lengths[i] = len(r)
+        lists.append(r)
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     ptr = np.zeros(len(refs) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
-    return Items([_text(h, f"hyps[{i}]") for i, h in enumerate(hyps)], flat, ptr)
+    return Items(_texts(hyps, lambda i: f"hyps[{i}]"), _texts(list(chain.from_iterable(lists)), _ref_name(ptr)), ptr)
+
+
+def _ref_name(ptr: np.ndarray):
+    def name(k: int) -> str:
+        i = int(np.searchsorted(ptr, k, side="right")) - 1
+        return f"refs[{i}][{k - int(ptr[i])}]"
+    return name
+
+
+def _texts(texts: list, name) -> list[str]:
+    """``texts`` when every one is an exact ``str`` (one pass in C), else each checked (:func:`_text`)."""
+    if set(map(type, texts)) <= {str}:
+        return texts
+    return [_text(x, name(k)) for k, x in enumerate(texts)]
