@@ -287,3 +287,39 @@ def test_no_numba_and_fresh_process(tmp_path, shared_data):
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.split() == ["0", "False"], res.stderr
     assert set(json.loads(out.read_text())) >= set(METRICS) | {"confidence"}
+
+
+def test_coco_json_equals_cocoevalcap_with_the_java_tokenizer(e2e, tmp_path, capsys):
+    """The whole of coco-caption's evaluation, as its users run it: pycocotools' COCO and loadRes on an annotation
+    file (images, annotations shuffled) and a results file for some of the images, COCOEvalCap's image ids
+    (cocoRes.getImgIds()), its PTBTokenizer (the Java jar) and its scorers; against `vecscore coco --annotations
+    --results`, tokenizing in Python."""
+    import contextlib
+    import io
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("java is not installed: pycocoevalcap's PTBTokenizer runs the CoreNLP jar")
+    coco_api = pytest.importorskip("pycocotools.coco")
+    jar = pytest.importorskip("pycocoevalcap.tokenizer.ptbtokenizer")
+    refs, hyps, _ = e2e
+    rng = random.Random(3)
+    order = list(range(len(refs)))
+    rng.shuffle(order)
+    anns = [{"image_id": 1000 + i, "id": len(refs) * j + i, "caption": c} for i in order for j, c in enumerate(refs[i])]
+    rng.shuffle(anns)
+    ann_path, res_path = tmp_path / "ann.json", tmp_path / "res.json"
+    ann_path.write_text(json.dumps({"images": [{"id": 1000 + i} for i in order], "annotations": anns}), "utf-8")
+    scored = [i for i in order if i % 5]
+    res_path.write_text(json.dumps([{"image_id": 1000 + i, "caption": hyps[i]} for i in scored]), "utf-8")
+    with contextlib.redirect_stdout(io.StringIO()):
+        coco = coco_api.COCO(str(ann_path))
+        coco_res = coco.loadRes(str(res_path))
+        ids = coco_res.getImgIds()
+        gts = jar.PTBTokenizer().tokenize({i: coco.imgToAnns[i] for i in ids})
+        res = jar.PTBTokenizer().tokenize({i: coco_res.imgToAnns[i] for i in ids})
+    want, _ = _oracle(gts, res)
+    code, out, err = _run(["coco", "--annotations", str(ann_path), "--results", str(res_path), "--format", "json"],
+                          capsys)
+    assert code == 0, err
+    _close(json.loads(out), want)
