@@ -230,6 +230,19 @@ def test_bad_input_is_named_by_image(gts, res, needle):
         assert needle in str(e.value), str(e.value)
 
 
+def test_empty_input_as_pycocoevalcap():
+    """No images: Bleu gives zeros and empty lists, Rouge NaN (NumPy's mean of nothing), Cider fails there and
+    is refused here."""
+    assert Bleu(4).compute_score({}, {}, verbose=0) == oracle_bleu.Bleu(4).compute_score({}, {}, verbose=0)
+    with pytest.warns(RuntimeWarning):
+        mean, per = Rouge().compute_score({}, {})
+    assert math.isnan(mean) and per.shape == (0,)
+    with pytest.raises(ValueError):
+        oracle_cider.Cider().compute_score({}, {})
+    with pytest.raises(VecscoreError, match="no images to score"):
+        Cider().compute_score({}, {})
+
+
 def test_functions_on_lists():
     hyps = ["a man rides a horse", "two dogs play in the snow"]
     refs = [["a man is riding a horse", "a person rides a horse"], ["dogs playing in snow", "two dogs in the snow"]]

@@ -115,6 +115,9 @@ class Cider:
                                 f"n = {self._n!r}, and orders above 4 score 0); for other orders use "
                                 "vecscore.coco.cider_d(hyps, refs, n=...)")
         _, batch = from_dicts(gts, res)
+        if not batch.n:  # pycocoevalcap fails here too (max() of its empty document frequencies)
+            raise VecscoreError("no images to score: gts and res are empty (CIDEr's document frequencies need at least "
+                                "one image)")
         scores = _cider.item_scores(batch, self._n, _cider.check_sigma(self._sigma), counted=COUNTED)
         return np.mean(scores), scores
 
