@@ -302,3 +302,21 @@ def test_evaluate_is_coco_captions_pipeline(shared_data):
     assert list(out.per_image) == list(gts)
     assert [out.per_image[k]["ROUGE_L"] for k in gts] == rouge_items.tolist()
     np.testing.assert_allclose([out.per_image[k]["CIDEr"] for k in gts], cider_items, rtol=0, atol=TOL)
+
+
+def test_rouge_l_on_long_texts_of_few_words():
+    """Hypotheses and references of 1 to 300 tokens from a 6-word vocabulary (long LCS, every word boundary of
+    the 64-bit words crossed): every item's ROUGE-L as pycocoevalcap's DP table gives it."""
+    rng = np.random.default_rng(11)
+    words = ["a", "b", "c", "d", "", "e"]  # "" : two spaces in a row
+
+    def text(k: int) -> str:
+        return " ".join(words[i] for i in rng.integers(0, len(words), k))
+
+    lengths = [1, 2, 63, 64, 65, 127, 128, 129, 200, 300]
+    hyps = [text(k) for k in lengths for _ in range(2)]
+    refs = [[text(int(rng.choice(lengths))) for _ in range(int(rng.integers(1, 4)))] for _ in hyps]
+    gts, res = dict(enumerate(refs)), {i: [h] for i, h in enumerate(hyps)}
+    want_mean, want = oracle_rouge.Rouge().compute_score(gts, res)
+    got_mean, got = Rouge().compute_score(gts, res)
+    assert got.tolist() == want.tolist() and got_mean == want_mean

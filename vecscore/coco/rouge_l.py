@@ -10,9 +10,9 @@ references, taken separately (they may come from different references); and
 
 The LCS lengths come from Hyyro's bit-parallel recurrence run on every row at
 once: the hypothesis' tokens are the bits of one 64-bit word per (item,
-reference) row, and one vectorized step per reference token updates all rows
-that still have tokens.  A hypothesis longer than 64 tokens takes Python's
-unbounded integers for its rows (the same recurrence, one row at a time).
+reference) row (as many words as a longer hypothesis needs, the addition
+carried from word to word), and one vectorized step per reference token
+updates all rows that still have tokens.
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ import numpy as np
 
 from vecscore.coco.grams import lookup, run_starts, sort_order, tokens
 from vecscore.coco.items import Items
-from vecscore.rouge.plain import lcs_length
 
 __all__ = ["BETA", "lcs_rows", "item_scores"]
 
@@ -41,49 +40,65 @@ def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     and the two token counts (``str.split(" ")`` tokens)."""
     n = batch.n
     toks = tokens(batch.hyps + batch.refs, sep=" ")
-    lengths = toks.lengths
-    owner = batch.owner
-    hyp_len, ref_len = lengths[:n], lengths[n:]
+    hyp_len, ref_len = toks.lengths[:n], toks.lengths[n:]
     lcs = np.zeros(ref_len.size, dtype=np.int64)
-    if not ref_len.size:
-        return lcs, hyp_len, ref_len
-    ids, starts = toks.ids, toks.starts
-    # each hypothesis' match masks, one per distinct token: bit j set where the hypothesis' token j is it
-    hyp_pos = np.arange(int(starts[n]), dtype=np.int64)
-    hyp_item = np.repeat(np.arange(n, dtype=np.int64), hyp_len)
-    short = hyp_len <= WORD
-    keep = short[hyp_item]
+    words = (hyp_len + WORD - 1) // WORD  # 64-bit words per hypothesis (split(" ") gives at least one token)
+    row_words = words[batch.owner]
+    for w in np.unique(row_words).tolist():  # rows whose hypotheses take as many words, together
+        rows = np.flatnonzero(row_words == w)
+        lcs[rows] = _lcs_words(toks, batch, np.flatnonzero(words == w), rows, int(w))
+    return lcs, hyp_len, ref_len
+
+
+def _lcs_words(toks, batch: Items, items: np.ndarray, rows: np.ndarray, w: int) -> np.ndarray:
+    """The LCS of each reference row in ``rows`` with its hypothesis, the hypotheses (``items``) taking ``w``
+    words: Hyyro's recurrence, the bit vector of a row in ``w`` uint64 words, the addition carried across them."""
+    n, ids, starts = batch.n, toks.ids, toks.starts
     width = max(toks.n_vocab, 1)
-    key = hyp_item[keep] * width + ids[hyp_pos[keep]]
-    bit = np.left_shift(np.uint64(1), (hyp_pos[keep] - starts[hyp_item[keep]]).astype(np.uint64))
-    key, order = sort_order(key)
-    bit = bit[order]
-    first = run_starts(key)
-    keys = key[first]
-    masks = np.bitwise_or.reduceat(bit, first) if key.size else bit
-    # every reference token's mask in its item's hypothesis (0: no match)
-    rows = np.flatnonzero(short[owner])
-    ref_tok_row = np.repeat(np.arange(ref_len.size, dtype=np.int64), ref_len)
-    ref_ids = ids[int(starts[n]):]
-    tok_mask = lookup(keys, masks, owner[ref_tok_row] * width + ref_ids)
+    # the hypotheses' match masks: per distinct (item, token), bit j of word j // 64 where token j is that token
+    hyp_len = starts[items + 1] - starts[items]
+    item = np.repeat(items, hyp_len)
+    pos = np.arange(item.size, dtype=np.int64) - np.repeat(np.cumsum(hyp_len) - hyp_len, hyp_len)
+    key, order = sort_order(item * width + ids[starts[item] + pos])
+    heads = run_starts(key)
+    slot = np.zeros(key.size, dtype=np.int64)
+    slot[heads[1:]] = 1
+    slot = np.cumsum(slot) + 1  # 0 is "no such token in the hypothesis"
+    masks = np.zeros((heads.size + 1, w), dtype=np.uint64)
+    bit = np.left_shift(np.uint64(1), (pos[order] % WORD).astype(np.uint64))
+    np.bitwise_or.at(masks, (slot, pos[order] // WORD), bit)
+    # each reference token's mask slot
+    owner = batch.owner[rows]
+    ref_len = starts[n + rows + 1] - starts[n + rows]
+    tok_row = np.repeat(np.arange(rows.size, dtype=np.int64), ref_len)
+    first = np.repeat(np.cumsum(ref_len) - ref_len, ref_len)
+    tok_ids = ids[np.repeat(starts[n + rows], ref_len) + np.arange(tok_row.size, dtype=np.int64) - first]
+    tok_slot = lookup(key[heads], slot[heads], owner[tok_row] * width + tok_ids)
     # the recurrence, rows longest reference first so that step i runs on a prefix
-    rows = rows[np.argsort(-ref_len[rows], kind="stable")]
-    h = hyp_len[owner[rows]]
-    full = np.where(h >= WORD, _ONES, (np.uint64(1) << np.minimum(h, WORD - 1).astype(np.uint64)) - np.uint64(1))
+    by_len = np.argsort(-ref_len, kind="stable")
+    h = (starts[owner + 1] - starts[owner])[by_len]
+    full = np.empty((rows.size, w), dtype=np.uint64)
+    for j in range(w):
+        bits = np.clip(h - WORD * j, 0, WORD)
+        full[:, j] = np.where(bits >= WORD, _ONES, (np.uint64(1) << np.minimum(bits, WORD - 1).astype(np.uint64))
+                              - np.uint64(1))
     v = full.copy()
-    first_tok = (starts[n:-1] - starts[n])[rows]
-    lengths_desc = ref_len[rows]
+    row_first = (np.cumsum(ref_len) - ref_len)[by_len]
+    lengths_desc = ref_len[by_len]
     counts = np.searchsorted(-lengths_desc, -np.arange(int(lengths_desc.max(initial=0)), dtype=np.int64))
     for i, a in enumerate(counts.tolist()):  # a: the rows with more than i tokens
-        u = v[:a] & tok_mask[first_tok[:a] + i]
-        v[:a] = ((v[:a] + u) | (v[:a] - u)) & full[:a]
-    lcs[rows] = h - _popcount(v)
-    for r in np.flatnonzero(~short[owner]).tolist():  # hypotheses of more than 64 tokens
-        o = int(owner[r])
-        hyp = ids[starts[o]:starts[o + 1]].tolist()
-        ref = ids[starts[n + r]:starts[n + r + 1]].tolist()
-        lcs[r] = lcs_length(ref, hyp)
-    return lcs, hyp_len, ref_len
+        va = v[:a]
+        u = va & masks[tok_slot[row_first[:a] + i]]
+        carry = np.zeros(a, dtype=np.uint64)
+        for j in range(w):  # v + u, word by word with the carry; v - u borrows nowhere (u is inside v)
+            t = va[:, j] + u[:, j]
+            c = (t < va[:, j]).astype(np.uint64)
+            total = t + carry
+            carry = c | (total < t).astype(np.uint64)
+            va[:, j] = (total | (va[:, j] - u[:, j])) & full[:a, j]
+    out = np.empty(rows.size, dtype=np.int64)
+    out[by_len] = h - _popcount(v).sum(axis=1)
+    return out
 
 
 def item_scores(batch: Items) -> np.ndarray:
