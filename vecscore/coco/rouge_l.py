@@ -9,7 +9,7 @@ references, taken separately (they may come from different references); and
 0).  The corpus value is the mean over the items.
 
 The LCS lengths come from Hyyro's bit-parallel recurrence run on every row at
-once: the hypothesis' tokens are the bits of one 64-bit word per (item,
+once: the hypothesis' tokens are the bits of a 64-bit word per (item,
 reference) row (as many words as a longer hypothesis needs, the addition
 carried from word to word), and one vectorized step per reference token
 updates all rows that still have tokens.
