@@ -61,12 +61,16 @@ EDGE_TEXTS = ["a b", "", " ", "a  b ", " lead", "trail ", "x\ty\nz", "a\u00a0b\u
               "\x1c\x1d x", "ok"]
 
 
+@pytest.mark.parametrize("chunk", [3, 1 << 14], ids=["chunks-of-3", "one-chunk"])
 @pytest.mark.parametrize("sep", [None, " "])
 @pytest.mark.parametrize("texts", [EDGE_TEXTS, [t for t in EDGE_TEXTS if "\x00" not in t], ["solo text"], []],
                          ids=["with-nul", "joined", "one", "none"])
-def test_tokens_are_str_split(sep, texts):
-    """Both ways of splitting (one joined split, or per text when a text holds the joining marker) give every
-    text's ``split(sep)``, with equal ids for equal strings."""
+def test_tokens_are_str_split(sep, texts, chunk, monkeypatch):
+    """Both ways of splitting (one joined split, or per text when a text holds the joining marker), chunk after
+    chunk, give every text's ``split(sep)``, with equal ids for equal strings across chunks."""
+    from vecscore.coco import grams
+
+    monkeypatch.setattr(grams, "_CHUNK", chunk)
     toks = tokens(texts) if sep is None else tokens(texts, sep=" ")
     got = [toks.ids[a:b].tolist() for a, b in zip(toks.starts[:-1].tolist(), toks.starts[1:].tolist())]
     want = [t.split(sep) for t in texts]

@@ -83,13 +83,13 @@ def bleu_stats(batch: Items, n: int = 4, table: Grams | None = None) -> BleuStat
     if n_items and compiled_ready(batch):
         return _compiled_stats(batch, n)
     if table is None:
-        table = grams(batch.hyps + batch.refs, n)
-    if table.n_texts != n_items + len(batch.refs) or len(table.orders) < n:
+        table = grams(batch.hyps + batch.refs, n, keep=False)
+    if table.n_texts != n_items + len(batch.refs) or table.n_orders < n:
         raise ValueError("the n-gram table is not that of hyps + refs with enough orders")
     lengths = table.toks.lengths
     owner = np.concatenate([np.arange(n_items, dtype=np.int64), batch.owner])  # the item of every text
     correct = np.zeros((n_items, n), dtype=np.int64)
-    for k, c in enumerate(table.orders[:n]):
+    for k, c in enumerate(table.orders(n)):
         width = max(c.n_grams, 1)
         hyp_end = int(c.start[n_items])  # entries are sorted by text: the hypotheses' come first
         hyp_key = c.text[:hyp_end] * width + c.gram[:hyp_end]

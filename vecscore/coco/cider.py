@@ -40,8 +40,8 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
     extra = [] if df_corpus is None else df_corpus.refs
     m = n if counted is None else min(n, counted)
     if table is None:
-        table = grams(batch.hyps + batch.refs + extra, m)
-    if table.n_texts != n_items + n_refs + len(extra) or len(table.orders) < m:
+        table = grams(batch.hyps + batch.refs + extra, m, keep=False)
+    if table.n_texts != n_items + n_refs + len(extra) or table.n_orders < m:
         raise ValueError("the n-gram table is not that of the texts scored with enough orders")
     lengths = table.toks.lengths
     n_scored = n_items + n_refs
@@ -60,7 +60,7 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
     gauss = {d: np.e ** (-(d ** 2) / (2 * sigma ** 2)) for d in np.unique(delta).tolist()}
     penalty = np.array([gauss[d] for d in delta.tolist()], dtype=np.float64)
     per_order = np.zeros((n_refs, n), dtype=np.float64)
-    for k, c in enumerate(table.orders[:m]):
+    for k, c in enumerate(table.orders(m)):
         width = max(c.n_grams, 1)
         # document frequency: distinct (item, n-gram) among the counted references
         docs = df_owner[c.text]

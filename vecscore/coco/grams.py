@@ -12,6 +12,7 @@ and no numba (so a fresh process scores at once).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 
@@ -118,36 +119,44 @@ class Tokens:
 #: unless the joined string holds more of it than the joins put there (then each text is split alone)
 _MARK = "\x00"
 
+#: texts split at a time: one chunk's token strings are alive at once (about 30 MB), not the whole batch's
+_CHUNK = 1 << 14
+
 
 def tokens(texts: list[str], sep: str | None = None) -> Tokens:
     """Every text's ``text.split(sep)`` (``sep``: ``None`` or ``" "``) as ids shared by the whole batch (equal
     strings, equal ids).
 
-    The texts are joined by a marker token and split by one ``str.split`` call (about twice as fast as one
-    call per text); the markers give each text's tokens back."""
-    joined = f" {_MARK} ".join(texts)
-    if len(texts) > 1 and joined.count(_MARK) == len(texts) - 1:
-        flat = joined.split(sep)
-        vocab = dict(zip(dict.fromkeys(flat), range(len(flat))))
-        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-        is_mark = ids == vocab[_MARK]
-        marks = np.flatnonzero(is_mark)
-        starts = np.empty(len(texts) + 1, dtype=np.int64)
-        starts[0], starts[-1] = 0, ids.size - marks.size
-        starts[1:-1] = marks - np.arange(marks.size)  # tokens before each marker, markers not counted
-        return Tokens(ids[~is_mark], starts, len(vocab))
-    rows = list(map(str.split, texts)) if sep is None else [t.split(sep) for t in texts]
-    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    starts = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    flat = list(chain.from_iterable(rows))
-    vocab = dict(zip(dict.fromkeys(flat), range(len(flat))))
-    ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-    return Tokens(ids, starts, len(vocab))
+    Chunk by chunk, the texts are joined by a marker token and split by one ``str.split`` call (about twice as
+    fast as one call per text); the markers give each text's tokens back."""
+    vocab: dict[str, int] = {_MARK: 0}
+    ids, lengths = [], []
+    for a in range(0, len(texts), _CHUNK):
+        chunk = texts[a:a + _CHUNK]
+        joined = f" {_MARK} ".join(chunk)
+        marked = joined.count(_MARK) == len(chunk) - 1  # no text holds the marker
+        rows = [] if marked else [t.split(sep) for t in chunk]
+        flat = joined.split(sep) if marked else list(chain.from_iterable(rows))
+        new = [w for w in dict.fromkeys(flat) if w not in vocab]
+        vocab.update(zip(new, range(len(vocab), len(vocab) + len(new))))
+        got = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        if marked:
+            marks = np.flatnonzero(got == 0)
+            ends = np.r_[marks, got.size] - np.arange(marks.size + 1)  # tokens before each marker and the end
+            lengths.append(np.diff(ends, prepend=0))
+            ids.append(got[got != 0])
+        else:  # id 0 is then a text's own marker-string token, kept
+            lengths.append(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)))
+            ids.append(got)
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    if texts:
+        np.cumsum(np.concatenate(lengths), out=starts[1:])
+    return Tokens(np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64), starts, len(vocab))
 
 
-def ngram_ids(toks: Tokens, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per order ``k`` in ``1..n``: ``(position, id)`` of every n-gram of ``k`` tokens inside one text.
+def ngram_ids(toks: Tokens, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Per order ``k`` in ``1..n``, one after the other (one order's arrays alive at a time): ``(position, id)``
+    of every n-gram of ``k`` tokens inside one text.
 
     ``position`` indexes ``toks.ids`` (the n-gram's first token); ids are dense
     (``0..number of distinct k-grams``) and exact: two n-grams share an id when
@@ -157,16 +166,15 @@ def ngram_ids(toks: Tokens, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     lengths = toks.lengths
     # tokens left in its text after each token, itself included
     left = np.repeat(toks.starts[1:], lengths) - np.arange(ids.size, dtype=np.int64)
-    out = [(np.arange(ids.size, dtype=np.int64), ids)]
+    yield np.arange(ids.size, dtype=np.int64), ids
     prev = ids  # the (k-1)-gram id at every position where one starts (else unused)
     width = max(toks.n_vocab, 1)  # (k-1)-gram ids are below the number of tokens: the key fits in int64
     for k in range(2, n + 1):
         pos = np.flatnonzero(left >= k)
         dense = unique_inverse(prev[pos] * width + ids[pos + (k - 1)])
-        out.append((pos, dense))
+        yield pos, dense
         prev = np.zeros(ids.size, dtype=np.int64)
         prev[pos] = dense
-    return out
 
 
 @dataclass(frozen=True)
@@ -196,20 +204,39 @@ def counts_by_text(toks: Tokens, order: tuple[np.ndarray, np.ndarray]) -> Counts
     return Counts(text, gram, count.astype(np.int64), start, n_grams)
 
 
-@dataclass(frozen=True)
 class Grams:
-    """A batch's tokens (``str.split()``) and its n-gram count tables of orders ``1..len(orders)``."""
+    """A batch's tokens (``str.split()``) and its n-gram count tables of orders ``1..n_orders``, made one order at
+    a time when asked for (:meth:`orders`); ``keep``: hold them for the next metric that asks (coco-caption's
+    BLEU and CIDEr split alike), else only one order's table is alive at a time."""
 
-    toks: Tokens
-    orders: list[Counts]
+    def __init__(self, toks: Tokens, n_orders: int, keep: bool = True):
+        self.toks = toks
+        self.n_orders = n_orders
+        self._keep = keep
+        self._kept: list[Counts] = []
 
     @property
     def n_texts(self) -> int:
         return len(self.toks.starts) - 1
 
+    def orders(self, n: int) -> Iterator[Counts]:
+        """The tables of orders ``1..n`` (``n <= n_orders``), in order."""
+        if n > self.n_orders:
+            raise ValueError(f"the table has orders up to {self.n_orders}, not {n}")
+        if len(self._kept) >= n:
+            yield from self._kept[:n]
+            return
+        for k, order in enumerate(ngram_ids(self.toks, n)):
+            if k < len(self._kept):
+                yield self._kept[k]
+                continue
+            table = counts_by_text(self.toks, order)
+            if self._keep:
+                self._kept.append(table)
+            yield table
 
-def grams(texts: list[str], n: int) -> Grams:
-    """Tokens and the count tables of n-grams of 1 to ``n`` tokens, computed once for every metric that needs them
-    (coco-caption's BLEU and CIDEr split alike)."""
-    toks = tokens(texts)
-    return Grams(toks, [counts_by_text(toks, order) for order in ngram_ids(toks, n)])
+
+def grams(texts: list[str], n: int, keep: bool = True) -> Grams:
+    """The tokens of ``texts`` and, as they are asked for, their count tables of n-grams of 1 to ``n`` tokens
+    (see :class:`Grams`)."""
+    return Grams(tokens(texts), n, keep)
