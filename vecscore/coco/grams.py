@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -109,9 +110,9 @@ class Tokens:
     def lengths(self) -> np.ndarray:
         return np.diff(self.starts)
 
-    @property
+    @cached_property
     def text_of(self) -> np.ndarray:
-        """The text each token belongs to."""
+        """The text each token belongs to (computed once: every order's table needs it)."""
         return np.repeat(np.arange(len(self.starts) - 1, dtype=np.int64), self.lengths)
 
 

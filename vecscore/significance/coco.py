@@ -81,11 +81,8 @@ class CocoMetric:
 
 def tokenized(texts: list[str]) -> list[str]:
     """``texts`` PTB-tokenized as coco-caption tokenizes them (one batch, in order)."""
-    try:
-        from vecscore.coco.ptb import ptb_tokenize
-    except ImportError as exc:  # the tokenizer module is optional in this build
-        raise VecscoreError(f"the PTB tokenizer (vecscore.coco.ptb) is not available ({exc}); score already "
-                            "tokenized texts instead (tokenize=False, or --no-tokenize on the command line)") from None
+    from vecscore.coco.ptb import ptb_tokenize
+
     return ptb_tokenize(list(texts))
 
 
@@ -96,13 +93,7 @@ def coco_batch(hyps: list[str], refs: list[list[str]], *, tokenize: bool = True)
     from vecscore.coco.items import items
 
     if tokenize:
-        flat = [r for rs in refs for r in rs]
-        tok = tokenized(flat)
-        out, at = [], 0
-        for rs in refs:
-            out.append(tok[at:at + len(rs)])
-            at += len(rs)
-        return items(tokenized(hyps), out)
+        return items(tokenized(hyps), _regroup(tokenized([r for rs in refs for r in rs]), refs))
     return items(hyps, refs)
 
 
@@ -112,11 +103,14 @@ def coco_item_stats(batch, metrics) -> dict[str, np.ndarray]:
     from vecscore.coco import bleu as _bleu
     from vecscore.coco import cider as _cider
     from vecscore.coco import rouge_l as _rouge_l
+    from vecscore.coco.grams import grams
 
     out: dict[str, np.ndarray] = {}
     bleu_orders = [int(m[-1]) for m in metrics if m.startswith("Bleu_")]
+    # BLEU and CIDEr split alike: tokens and n-gram tables once for both
+    table = grams(batch.hyps + batch.refs, 4) if bleu_orders and "CIDEr" in metrics else None
     if bleu_orders:
-        st = _bleu.bleu_stats(batch, max(bleu_orders))
+        st = _bleu.bleu_stats(batch, max(bleu_orders), table)
         for k in bleu_orders:
             out[f"Bleu_{k}"] = np.column_stack([st.testlen, st.reflen, st.correct[:, :k], st.guess[:, :k]]).astype(
                 np.int64)
@@ -124,7 +118,7 @@ def coco_item_stats(batch, metrics) -> dict[str, np.ndarray]:
         f = _rouge_l.item_scores(batch)
         out["ROUGE_L"] = np.column_stack([f, np.ones_like(f)])
     if "CIDEr" in metrics:
-        c = _cider.item_scores(batch)
+        c = _cider.item_scores(batch, table=table)
         out["CIDEr"] = np.column_stack([c, np.ones_like(c)])
     return out
 
