@@ -108,16 +108,22 @@ def test_e2e_text_files_with_missing_references(tmp_path, capsys, e2e):
     assert float(lines[1].split("\t")[2]) == per["Bleu_4"][0]
 
 
-def test_tokenized_by_default_as_coco_evaluate(tmp_path, capsys, e2e):
-    pytest.importorskip("vecscore.coco.ptb")
-    from vecscore.coco.evaluate import evaluate
+def test_tokenized_by_default_as_coco_caption(tmp_path, capsys, e2e):
+    """Text files are PTB-tokenized as coco-caption does: expected values from pycocoevalcap's PTBTokenizer (the
+    Java jar) and its scorers."""
+    import shutil
 
+    if shutil.which("java") is None:
+        pytest.skip("java is not installed: pycocoevalcap's PTBTokenizer runs the CoreNLP jar")
+    jar = pytest.importorskip("pycocoevalcap.tokenizer.ptbtokenizer")
     refs, hyps, _ = e2e
     hyp, ref_paths = _text_files(tmp_path, refs[:20], hyps[:20])
     code, out, _ = _run(["coco", "--hyps", hyp, "-r", *ref_paths, "--format", "json"], capsys)
     assert code == 0
-    want = evaluate({i: r for i, r in enumerate(refs[:20])}, {i: [h] for i, h in enumerate(hyps[:20])}).scores
-    assert json.loads(out) == pytest.approx(want, abs=1e-12)
+    gts = jar.PTBTokenizer().tokenize({i: [{"caption": c} for c in r] for i, r in enumerate(refs[:20])})
+    res = jar.PTBTokenizer().tokenize({i: [{"caption": h}] for i, h in enumerate(hyps[:20])})
+    want, _ = _oracle(gts, res)
+    _close(json.loads(out), want)
     code, text, _ = _run(["coco", "--hyps", hyp, "-r", *ref_paths], capsys)  # the table
     assert code == 0 and text.splitlines()[0] == f"Bleu_1   {want['Bleu_1']:.4f}" and "tok:ptb" in text
 
