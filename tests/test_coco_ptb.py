@@ -156,3 +156,65 @@ def test_shapes_without_java():
     assert PTBTokenizer().tokenize({}) == {}
     out = PTBTokenizer().tokenize({"b": [{"caption": "x"}, {"caption": ""}], "a": [{"caption": "y."}]})
     assert list(out) == ["b", "a"] and [len(v) for v in out.values()] == [2, 1]
+
+
+# The bulk route (distinct captions cut at spaces, each distinct piece looked up once, a caption's line cached
+# for later calls), the Latin-1 rule set and the abbreviation rules compiled on demand: captions at their edges,
+# each repeated before different next captions (the line of a caption ending with an abbreviation depends on it).
+FAST_PATH_EDGES = [
+    "a man riding a horse.", "A Man, Riding; A Horse: ok? ok! end.", "  two  spaces  ", "tab\there", "5 5",
+    "5) 5", "(5) 555 1234", "2 1/2 cups", ". . .", "wait . . . what", "x. . y", "\u0663 \u0664", "\u0663",
+    "\u0662 \u0661/\u0662 cups", "2\xa01/2 cup", "555\xa01234", "a <b> c",
+    "cannot.", "Gonna, go", "wanna", "pub.", "Pub.", "no.", "No. 5", "the no.", "art.", "Az.", "az.", "co.", "Co. Ltd",
+    "pty. ltd", "x.", "I.", "a.", "etc.", "(etc.", "x(etc.", "e.g.", "U.S.", "non-U.S.", "Canada-U.S. talks",
+    "U.S.-U.K. talks", "Ph.D.", "Ed.D. The", "a.k.a. John", "Mr Smith", "Mr. Smith", "mr smith", "a b c", "St Louis",
+    "kid-friendly.", "x-ray.", "family-friendly, cheap", "Café.", "Café Rouge", "café", "£20-25.", "£20-£25,",
+    "20£-25", "It's", "isn't.", "'The Eagle'", "Mill'.", "naïve résumé", "Café Σ", "Σοφία ΣΟΣ", "Straße.", "£20 €30",
+    "ÀÉÎ. The", "3.", "3.5.", "1,000.", "20-25.", "5-star.", "", " ", ".", ",", "-", "--", "?!", "The", "the",
+    "5 stars", "<b>", "Inc.", "Calif.", "Wash.", "Miss.", "miss.", "al.", "fig.", "figs. 2",
+]
+NEXT = ["The end", "the end", "5 stars", "", "<b>x</b>", "Inc."]
+
+
+def test_fast_paths_agree_with_the_jar_in_every_context():
+    from vecscore.coco.ptb import clear_cache
+
+    rng = random.Random(7)
+    batch = []
+    for text in FAST_PATH_EDGES:
+        for nxt in NEXT:
+            batch += [text, nxt]
+    batch += rng.sample(FAST_PATH_EDGES, len(FAST_PATH_EDGES)) + [FAST_PATH_EDGES[-1]]
+    expected = _jar(batch)
+    clear_cache()
+    first = ptb_tokenize(batch)
+    again = ptb_tokenize(batch)  # lines and pieces from the caches
+    shuffled = batch[1:] + batch[:1]  # cached lines in other contexts
+    assert _mismatches(batch, expected, first) == []
+    assert _mismatches(batch, expected, again) == []
+    assert _mismatches(shuffled, _jar(shuffled), ptb_tokenize(shuffled)) == []
+
+
+def test_abbreviation_shortcuts_cover_the_lexer_rules():
+    """The plain route's word list and the risky-tail test are supersets of the lexer's abbreviation rules (they
+    only send more pieces to the lexer)."""
+    import itertools
+
+    import regex
+
+    from vecscore.coco import ptb
+
+    exact_dot = regex.compile(rf"(?:{ptb._ABBREV1}|{ptb._ABBREV2}|{ptb._ABBREV3}|{ptb._PTE_CO})")
+    exact_tail = regex.compile(rf"(?:^|(?<=[^\w.&;'`\u2019\u0092\u00ad\-]))"
+                               rf"(?:{ptb._ABBREV1}|{ptb._ACRONYM}|{ptb._ABBREV3}|{ptb._PTE_CO})$")
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    words = ["".join(w) for n in (1, 2) for w in itertools.product(letters, repeat=n)]
+    words += [v for s in ptb._ABBREV_STEMS for v in (s, s.upper(), s.title(), s[:-1], s + "x")]
+    for word in words:
+        if exact_dot.fullmatch(word + "."):
+            assert ptb._abbreviation(word), word
+    tails = [p + w + "." for w in words + ["U.S", "a.k.a", "Ph.D", "non-U.S", "Canada-U.S", "U.S.-U.K", "U.S.-U.S.S.R",
+                                            "e.g", "A.B.C"] for p in ("", "(", "-", "x", "'", "5", "é")]
+    for piece in tails:
+        if exact_tail.search(piece):
+            assert ptb._RISKY_TAIL.search(piece), piece

@@ -27,8 +27,15 @@ escaping, no americanization, assimilation splitting, untokenizable characters d
   next caption's tokens exactly as pycocoevalcap pairs them (``\\r`` just before the caption separator merges
   with it); an empty caption gives ``""``.
 
-Speed: captions are cut at ASCII spaces and tabs when no token can span them; each distinct piece is lexed once
-and cached, as is each distinct caption, and pure-letter, digit and ``word.`` pieces skip the lexer.
+Speed: the distinct captions of a call that are not cached yet are done together: their text is cut at spaces
+and each distinct piece is looked up once (pure-letter, digit and ``word.`` pieces skip the lexer; the others are
+lexed alone and cached), the fragments are joined and cut into lines by C string methods, and each caption's line is
+cached.  Captions whose line may depend on what follows them (a final abbreviation) or where a token may span a space
+(SGML tags, phone numbers, ``2 1/2``, ``. . .``, other white space) are lexed in place.  The lexer tries at each
+position only the rules that can start with its character, compiles a rule when a text first needs it (the
+abbreviations' rules only before a possible abbreviation) and uses rules with Latin-1 character classes while the
+text in reach has no wider character.  150,000 E2E captions (16,568 distinct): ~0.2 s on the first call in a
+process, ~0.04 s when repeated, against ~4-6 s for the jar.
 
 Measured agreement with the jar (``tests/test_coco_ptb.py``): all 4,693 E2E NLG references, all 21 x 630 E2E
 system outputs, nlg-eval's 6 example lines and AI Challenger's 18 Chinese captions agree, as do the test's 326
@@ -41,7 +48,11 @@ returns one string per caption, padding with ``""`` where pycocoevalcap's ``zip`
 """
 from __future__ import annotations
 
-from itertools import accumulate
+import gc
+import re
+from bisect import bisect_right
+from itertools import accumulate, chain, compress
+from operator import itemgetter
 
 import regex
 
@@ -190,7 +201,8 @@ _HYPHEN = r"[\-_\u058a\u2010\u2011]"
 _THING = (rf"(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+(?:{_HYPHEN}(?:[dDoOlL]{_APOSETC}{_LD})?{_LD}+)*")
 _THINGA = rf"[A-Z]+(?:(?:[+&]|{_SPAMP})[A-Z]+)+"
 _THING3 = r"[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}(?:\\?/[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}){1,2}"
-_ACRO_SPECIAL = rf"{_alt('Canada', 'Sino', 'Korean', 'EU', 'Japan', 'non')}-{_ci('U.S')}|{_ci('U.S.-')}" \
+_ACRO_SPECIAL_FIRST = ("Canada", "Sino", "Korean", "EU", "Japan", "non")
+_ACRO_SPECIAL = rf"{_alt(*_ACRO_SPECIAL_FIRST)}-{_ci('U.S')}|{_ci('U.S.-')}" \
                 rf"{_alt('U.K', 'U.S.S.R')}"
 _ACRO = rf"(?:[A-Za-z](?:\.[A-Za-z])*|{_ACRO_SPECIAL})"
 _ACRO2 = rf"(?:[A-Za-z](?:\.[A-Za-z])+|{_ACRO_SPECIAL})"
@@ -223,27 +235,46 @@ def _abbr(*items: str) -> str:
     return "(?:" + "|".join(out) + ")"
 
 
-_ABMONTH = _alt("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")
-_ABDAYS = _alt("Mon", "Tue", "Tues", "Wed", "Thu", "Thurs", "Fri")
-_ABSTATE = _abbr(*(
+# the letter stems of the abbreviations that end with a period (ABBREV1, ABBREV2, ABBREV3, "pty." / "co.") in lower
+# case: a word that is not one of them nor a single letter (an acronym) is not such an abbreviation before a period
+_ABBREV_STEMS: set[str] = set()
+_STEMS: dict[str, set[str]] = {"1": {"ed", "ph"}, "2": set(), "3": set(), "co": set()}  # by rule: ABBREV1, ...
+
+
+def _stems(*words: str, group: str = "1") -> tuple[str, ...]:
+    stems = {w.replace("[", "").replace("]", "").lower() for w in words if "." not in w}
+    _ABBREV_STEMS.update(stems)
+    _STEMS[group].update(stems)
+    return words
+
+
+_ABMONTH = _alt(*_stems("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"))
+_ABDAYS = _alt(*_stems("Mon", "Tue", "Tues", "Wed", "Thu", "Thurs", "Fri"))
+_ABSTATE = _abbr(*_stems(
     "Ala", "Ariz", "[A]z", "[A]rk", "Calif", "Colo", "Conn", "Ct", "Dak", "[D]el", "Fla", "Ga", "[I]ll", "Ind",
     "Kan", "Kans", "Ky", "[L]a", "[M]ass", "Md", "Mich", "Minn", "[M]iss", "Mo", "Mont", "Neb", "Nev", "Okla",
     "[O]re", "[P]a", "Penn", "Tenn", "[T]ex", "Va", "Vt", "[W]ash", "Wis", "Wisc", "Wyo"))
-_ABCOMP_WORDS = _alt("Inc", "Co", "Cos", "Corp", "Ltd", "Plc", "Rt", "Bancorp", "Bhd", "Assn", "Univ", "Intl", "Sys")
+_ABCOMP_WORDS = _alt(*_stems("Inc", "Co", "Cos", "Corp", "Ltd", "Plc", "Rt", "Bancorp", "Bhd", "Assn", "Univ", "Intl",
+                             "Sys"))
 _ABCOMP = rf"(?:{_ABCOMP_WORDS}|[pP][pP]?[tT][ye][sS]?)"
-_ABNUM = _alt("tel", "est", "ext", "sq")
-_ABPTIT = rf"(?:{_alt('Jr', 'Sr', 'Bros', 'Blvd', 'Rd', 'Esq')}|{_alt('Ed', 'Ph')}\.[dD])"
-_ABBREV1 = rf"(?:{_ABMONTH}|{_ABDAYS}|{_ABSTATE}|{_ABCOMP}|{_ABNUM}|{_ABPTIT}|{_alt('etc', 'al', 'seq', 'Bldg')})\."
-_ABTITLE = _abbr(*(
+_stems("pty", "ptys", "pte", "ptes", "ppty", "pptys", "ppte", "pptes")
+_ABNUM = _alt(*_stems("tel", "est", "ext", "sq"))
+_ABPTIT = rf"(?:{_alt(*_stems('Jr', 'Sr', 'Bros', 'Blvd', 'Rd', 'Esq'))}|{_alt('Ed', 'Ph')}\.[dD])"
+_ABOTHER = _alt(*_stems('etc', 'al', 'seq', 'Bldg'))
+_ABBREV1 = rf"(?:{_ABMONTH}|{_ABDAYS}|{_ABSTATE}|{_ABCOMP}|{_ABNUM}|{_ABPTIT}|{_ABOTHER})\."
+_ABTITLE = _abbr(*_stems(group="2", *(
     "Mr", "Mrs", "Ms", "[M]iss", "Dr", "Drs", "Prof", "Profs", "Sen", "Sens", "Rep", "Reps", "Atty", "Attys", "Lt",
     "Col", "Gen", "Messrs", "Gov", "Govs", "Adm", "Rev", "Maj", "Sgt", "Cpl", "Pvt", "Capt", "St", "Ste", "Ave",
     "Pres", "Lieut", "Hon", "Brig", "Cmdr", "Comdr", "Pfc", "Spc", "Supt", "Supts", "Det", "Mt", "Ft", "Adj", "Adv",
-    "Asst", "Assoc", "Ens", "Insp", "Mlle", "Mme", "Msgr", "Sfc"))
-_ABCOMP2 = rf"(?:{_alt('Invt', 'Elec', 'Natl', 'Dept')}|[mM][ft][gG])"
-_ABBREV4 = rf"(?:{_ABTITLE}|{_alt('vs', 'Alex', 'Wm', 'Jos', 'Cie', 'a.k.a', 'cf', 'TREAS', 'Ph')}|{_ACRO}|{_ABCOMP2})"
+    "Asst", "Assoc", "Ens", "Insp", "Mlle", "Mme", "Msgr", "Sfc")))
+_ABCOMP2 = rf"(?:{_alt(*_stems('Invt', 'Elec', 'Natl', 'Dept', group='2'))}|[mM][ft][gG])"
+_stems("mfg", "mtg", group="2")
+_ABOTHER4 = _alt(*_stems('vs', 'Alex', 'Wm', 'Jos', 'Cie', 'a.k.a', 'cf', 'TREAS', 'Ph', group='2'))
+_ABBREV4 = rf"(?:{_ABTITLE}|{_ABOTHER4}|{_ACRO}|{_ABCOMP2})"
 _ABBREV2 = rf"{_ABBREV4}\."
 _ACRONYM = rf"{_ACRO}\."
-_ABBREV3 = rf"{_alt('ca', 'fig', 'figs', 'prop', 'no', 'nos', 'art', 'bldg', 'pp', 'op')}\."
+_ABBREV3 = rf"{_alt(*_stems('ca', 'fig', 'figs', 'prop', 'no', 'nos', 'art', 'bldg', 'pp', 'op', group='3'))}\."
+_stems("pte", "pty", "co", group="co")  # "(?:[pP][tT][eyEY]|[cC][oO])\\." before " ltd"
 _ACRONYM_NEXT = "|".join(
     f"[{w[0]}]{_ci(w[1:])}" for w in (
         "About", "According", "Additionally", "After", "An", "A", "As", "At", "But", "Earlier", "He", "Her", "Here",
@@ -289,6 +320,7 @@ _ACRONYM_A = 14  # sentence-final acronym: its text then (again) the period
 _BACK = 15      # the text less the rule's value characters, which are lexed again
 _PERIOD_AGAIN = 16  # the text, then its final period lexed again
 
+_PTE_CO = r"(?:[pP][tT][eyEY]|[cC][oO])\."
 _ACRONYM_CTX = rf"(?:{_SPACENLS})(?:{_ACRONYM_NEXT}|{_SGML}){_SPACENL}"
 
 # (main part, trailing context or None, action, value); order = priority on equal match lengths
@@ -325,7 +357,7 @@ _RULES: list[tuple[str, str | None, int, object]] = [
     (_DOLSIGN2, None, _CURRENCY, None),
     (_ACRONYM, _ACRONYM_CTX, _ACRONYM_A, None),
     (_ABBREV3, rf"{_SPACENL}?[{_JD}]", _SAME, None),
-    (r"(?:[pP][tT][eyEY]|[cC][oO])\.", rf"{_SPACE}{_alt('ltd', 'lim')}", _SAME, None),
+    (_PTE_CO, rf"{_SPACE}{_alt('ltd', 'lim')}", _SAME, None),
     (_ABBREV1, _SENTEND, _PERIOD_AGAIN, None),
     (_ABBREV1, r"(?s:..)", _SAME, None),
     (_ABBREV1, None, _PERIOD_AGAIN, None),
@@ -375,14 +407,74 @@ _RULES: list[tuple[str, str | None, int, object]] = [
     (_ci("&nbsp;"), None, _SKIP, None),
 ]
 
-_compiled: list[tuple[regex.Pattern[str], int, object]] = []  # the rules, compiled on first use (~1 s)
+def _narrow_table(table: str) -> str:
+    """The part of a code-point table up to U+00FF."""
+    out = []
+    for item in table.split():
+        lo, _, hi = item.partition("-")
+        top = min(int(hi or lo, 16), 0xFF)
+        if int(lo, 16) <= 0xFF:
+            out.append(lo if top == int(lo, 16) else f"{lo}-{top:x}")
+    return " ".join(out)
 
 
-def _rules() -> list[tuple[regex.Pattern[str], int, object]]:
-    if not _compiled:
-        _compiled.extend((regex.compile(f"(?P<t>{main})" + (f"(?:{ctx})" if ctx else ""), regex.POSIX), action,
-                          value) for main, ctx, action, value in _RULES)
-    return _compiled
+# The rules come in two compiled sets: the lexer's own, and the same rules with the big character classes cut down
+# to Latin-1, which match any text without a character beyond U+00FF exactly as the full ones do (the classes agree
+# on every such character) and compile ~3 times faster.  A rule is compiled when a text first needs it: the rules of
+# abbreviations and acronyms (~half the compile time) only once a text may hold one (_GUARDS).
+_NARROWED = [(_LETTER_EXTRA, r"\u00ad"), (_JL, _cls(_narrow_table(_L_TABLE))), (_JD, _cls(_narrow_table(_D_TABLE))),
+             (_JU, _cls(_narrow_table(_U_TABLE)))]
+_compiled: dict[bool, list[regex.Pattern[str] | None]] = {}  # narrow? -> each rule's pattern once compiled
+_by_first: dict[tuple[str, bool], list[int]] = {}  # (a character, narrow?) -> the rules a match may start with
+
+# A rule of the abbreviations' family (_GUARDS) starts with letters (_WORD_RUN: all of them) that are one of the
+# stems (_ABBREV_STEMS, "Ed" / "Ph" of "Ph.D."), a single letter (acronyms, "a.k.a.") or the first word of "non-U.S"
+# and the like.  _DOTTED rules end with a period: their stem is followed by "." (by "-" in "non-U.S.");
+# _SPACED / _SPACENLED rules are followed by a space (or a line break), so their main part is the whole run of letters,
+# periods and hyphens (_RUN), which has a hyphen only in the acronyms with periods.
+_DOTTED, _SPACED, _SPACENLED = 1, 2, 3
+_GUARDS: list[tuple[int, frozenset[str], bool] | None] = [  # (kind, the rule's stems, acronyms too?)
+    {_ACRONYM: (_DOTTED, frozenset(), True), _ABBREV3: (_DOTTED, frozenset(_STEMS["3"]), False),
+     _PTE_CO: (_DOTTED, frozenset(_STEMS["co"]), False), _ABBREV1: (_DOTTED, frozenset(_STEMS["1"]), False),
+     _ABBREV2: (_DOTTED, frozenset(_STEMS["2"]), True), _ABBREV4: (_SPACED, frozenset(_STEMS["2"]), True),
+     _ACRO: (_SPACENLED, frozenset(), True)}.get(main) for main, _, _, _ in _RULES]
+_RUN_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\u0130\u0131\u017f\u212a")
+_WORD_RUN = regex.compile(r"[A-Za-z\u0130\u0131\u017f\u212a]*")
+_RUN = regex.compile(r"[A-Za-z\u0130\u0131\u017f\u212a.\-]*")
+_FOLD = str.maketrans("\u0130\u0131\u017f\u212a", "iisk")  # what %caseless matches as i, i, s, k
+_HYPHENED = frozenset(w.lower() for w in _ACRO_SPECIAL_FIRST)  # followed by "-U.S" (_U_S)
+_U_S = regex.compile(_ci("U.S"))
+_SPACE_CHARS = frozenset(" \t\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u3000")
+_SPACENL_CHARS = _SPACE_CHARS | frozenset("\r\n\u2028\u2029\x0b\x0c\x85")
+
+
+def _pattern(i: int, narrow: bool) -> regex.Pattern[str]:
+    patterns = _compiled.setdefault(narrow, [None] * len(_RULES))
+    pattern = patterns[i]
+    if pattern is None:
+        main, ctx = _RULES[i][:2]
+        if narrow:
+            for full, cut in _NARROWED:
+                main = main.replace(full, cut)
+                ctx = ctx and ctx.replace(full, cut)
+        pattern = patterns[i] = regex.compile(f"(?P<t>{main})" + (f"(?:{ctx})" if ctx else ""), regex.POSIX)
+    return pattern
+
+
+def _first(char: str, narrow: bool) -> list[int]:
+    """The rules (their indices in priority order) that can match a text starting with ``char``: a guarded rule
+    if ``char`` is a letter, another if it partially matches ``char`` alone (as a rule that matches a longer text
+    starting with ``char`` does)."""
+    rules = _by_first.get((char, narrow))
+    if rules is None:
+        letter = char in _RUN_LETTERS
+        rules = _by_first[char, narrow] = [
+            i for i, guard in enumerate(_GUARDS)
+            if (letter if guard else _pattern(i, narrow).match(char, partial=True) is not None)]
+    return rules
+
+
+_WIDE = regex.compile(r"[^\x00-\xff]")
 
 _QUOTE_SUBS = [
     (regex.compile(r"[\u0091\u2018\u201b\u2039]"), "`"),
@@ -416,8 +508,8 @@ def _lex(doc: str, pos: int, stop: int, tokens: list[str | None]) -> int:
     """Lex ``doc`` from ``pos`` until a token ends at or after ``stop``; appends token texts (None for a line
     break) and returns where lexing stopped."""
     end = len(doc)
-    rules = _rules()
     nl = limit = -1
+    narrow = False
     while pos < stop and pos < end:
         if pos > nl:
             # matches are looked for up to the end of the next line that is not blank (the regex module scans
@@ -433,17 +525,39 @@ def _lex(doc: str, pos: int, stop: int, tokens: list[str | None]) -> int:
                         break
                     limit = nxt
                 limit = end if nxt < 0 or doc.find("<", pos, nxt) >= 0 else nxt
+            # the narrow rules serve while no character beyond Latin-1 is in reach (checked for short reaches)
+            narrow = limit - pos <= 4096 and _WIDE.search(doc, pos, limit) is None
+            patterns = _compiled.setdefault(narrow, [None] * len(_RULES))
         best = 0
         found = None
-        for pattern, action, value in rules:
-            m = pattern.match(doc, pos, limit)
+        run = -1
+        for i in _first(doc[pos], narrow):
+            guard = _GUARDS[i]
+            if guard:
+                if run < 0:
+                    word_end = _WORD_RUN.match(doc, pos, limit).end()  # type: ignore[union-attr]
+                    key = doc[pos:word_end].translate(_FOLD).lower()
+                    follow = doc[word_end:word_end + 1] if word_end < limit else ""
+                    hyphened = follow == "-" and key in _HYPHENED and _U_S.match(doc, word_end + 1) is not None
+                    run = _RUN.match(doc, pos, limit).end() if follow else word_end  # type: ignore[union-attr]
+                    dots = doc.find(".", pos, run) >= 0
+                kind, stems, acronyms = guard
+                single = acronyms and len(key) == 1
+                if kind == _DOTTED:
+                    if not (follow == "." and (single or key in stems) or acronyms and hyphened):
+                        continue
+                elif not (run < limit and doc[run] in (_SPACE_CHARS if kind == _SPACED else _SPACENL_CHARS) and (
+                        (single or key in stems) if run == word_end else dots and (single or hyphened))):
+                    continue
+            m = (patterns[i] or _pattern(i, narrow)).match(doc, pos, limit)
             if m is not None and m.end() - pos > best:
                 best = m.end() - pos
-                found = (m, action, value)
+                found = (m, i)
         if found is None:  # untokenizable: deleted
             pos += 1
             continue
-        m, action, value = found
+        m, i = found
+        action, value = _RULES[i][2:]
         text = m.group("t")
         nxt = m.end("t")
         if action == _SKIP:
@@ -498,12 +612,17 @@ _OTHER_NEWLINES = "\r\x0b\x0c\x85\u2028\u2029"  # line breaks for the lexer besi
 _WHOLE = regex.compile(r"[^\S \t]|<|[\d)] \d|\. \.")
 _SEPARATORS = regex.compile(r"[ \t]")
 _PLAIN = regex.compile(r"([A-Za-z]+|[0-9]+)([,;:?!.]?)")
-_RISKY_DOT = rf"(?:{_ABBREV1}|{_ABBREV2}|{_ABBREV3}|(?:[pP][tT][eyEY]|[cC][oO])\.)"
 # a piece ending with something whose tokenization looks past the following space (sentence-final abbreviations
-# and acronyms); a conservative test: such a token starts at the piece's start or after a character that cannot
-# end a token glued to it
-_RISKY_TAIL = (rf"(?:^|(?<=[^\w.&;'`\u2019\u0092\u00ad\-]))"
-               rf"(?:{_ABBREV1}|{_ACRONYM}|{_ABBREV3}|(?:[pP][tT][eyEY]|[cC][oO])\.)$")
+# and acronyms: ABBREV1, ACRONYM, ABBREV3, "co."); a conservative test: such a token starts at the piece's start or
+# after a character that cannot end a token glued to it, and is letters with periods or hyphens in these shapes
+_L = r"[A-Za-z\u0130\u0131\u017f\u212a]"
+_RISKY_TAIL = regex.compile(rf"(?:^|(?<=[^\w.&;'`\u2019\u0092\u00ad\-]))(?:{_L}+|{_L}(?:\.{_L})+|{_L}+\.[dD]|"
+                            rf"{_L}+-{_L}(?:\.{_L})+|{_L}\.{_L}\.-{_L}(?:\.{_L})+)\.$")
+# _WHOLE's tests within a piece cut at spaces only (tabs make the caption whole), and digits beyond ASCII at
+# its ends (the test across a space is made on the ASCII digits only)
+_WHOLE_PIECE = regex.compile(r"[^\S ]|<|^(?![0-9])\d|(?![0-9])\d$")
+_CLASSES = bytes(c if c in b" \n.)" else 0x30 if 0x30 <= c <= 0x39 else 0x78 for c in range(256))
+_HAZARD = "\x00"  # the fragment of a piece that may depend on what follows it (the lexer deletes "\x00")
 _SPLIT_WORDS = frozenset({"cannot", "gonna", "gotta", "lemme", "gimme", "wanna"})
 _WINDOW = 64
 _CACHE_LIMIT = 1 << 20
@@ -511,6 +630,11 @@ _CACHE_LIMIT = 1 << 20
 _piece_cache: dict[str, str] = {}
 _window_cache: dict[tuple[str, str], str] = {}
 _caption_cache: dict[str, str] = {}  # captions that are not the last one and whose line needs no context
+
+
+def _abbreviation(word: str) -> bool:
+    """Whether the ASCII letters ``word`` and a period may make an abbreviation or an acronym (a superset)."""
+    return len(word) == 1 or word.lower() in _ABBREV_STEMS
 
 
 def _fragment(tokens: list[str | None]) -> str:
@@ -534,11 +658,11 @@ def _piece(doc: str, start: int, end: int) -> tuple[str | None, bool]:
     if plain is not None and end < len(doc):
         word, punct = plain.groups()
         if word.lower() not in _SPLIT_WORDS and (
-                punct != "." or word.isdigit() or regex.fullmatch(_RISKY_DOT, text) is None):
+                punct != "." or word.isdigit() or not _abbreviation(word)):
             frag = word.lower()
             _store(_piece_cache, text, frag)
             return frag, True
-    if text.endswith(".") and end < len(doc) and regex.search(_RISKY_TAIL, text) is not None:
+    if text.endswith(".") and end < len(doc) and _RISKY_TAIL.search(text) is not None:
         window = doc[end:end + _WINDOW]
         # the key must hold what the lexer may look at: up to a dozen characters after the following blanks
         keyable = "<" not in window and (len(window) < _WINDOW or len(window.lstrip()) >= 16)
@@ -613,30 +737,116 @@ def _document_lines(doc: str) -> list[str]:
     return [" ".join(w for w in ln.rstrip().split(" ") if w not in _PUNCT) for ln in lines]
 
 
+def _piece_alone(text: str) -> str:
+    """The output fragment of the space-free piece ``text`` followed by a space or a line break and more text, as
+    :func:`_piece` finds it, or ``_HAZARD`` when it may depend on that text or a token may run past the piece."""
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:
+        word, punct = plain.groups()
+        if word.lower() not in _SPLIT_WORDS and (
+                punct != "." or word.isdigit() or not _abbreviation(word)):
+            return word.lower()
+    if text.endswith(".") and _RISKY_TAIL.search(text) is not None:
+        return _HAZARD
+    if _WHOLE_PIECE.search(text) is not None:
+        return _HAZARD
+    tokens: list[str | None] = []
+    if _lex(text + " ", 0, len(text), tokens) != len(text):
+        return _HAZARD
+    return _fragment(tokens)
+
+
+def _distinct_lines(captions: list[str], text: str) -> list[str | None]:
+    """The lines of distinct captions free of line breaks (``text`` is them joined by "\\n") where they depend
+    on the caption alone (as long as it is not the last of its batch), None where they may not.
+
+    All the captions are done at once: their pieces are the text cut at spaces; each distinct piece is looked up
+    once (:func:`_piece_alone`), and the fragments are joined and cut into lines by C string methods."""
+    parts = text.replace("\n", " \n ").split(" ")
+    get = _piece_cache.get
+    table = {"": "", "\n": "\n"}
+    for piece in set(parts).difference(table):
+        frag = get(piece)
+        if frag is None:
+            frag = _piece_alone(piece)
+            if frag is not _HAZARD:
+                _store(_piece_cache, piece, frag)
+        table[piece] = frag + " " if frag else frag
+    out = "".join(map(table.__getitem__, parts)).replace(" \n", "\n")
+    lines: list[str | None] = out[:-1].split("\n") if out.endswith(" ") else out.split("\n")  # type: ignore
+    if _HAZARD in out:
+        lines = [None if line is None or _HAZARD in line else line for line in lines]
+    # tokens that may span a space (_WHOLE's "[\\d)] \\d" and "\\. \\."; _piece_alone refuses pieces with other
+    # digits at an end): found in the UTF-8 text with each ASCII digit written "0" and other characters "x"
+    classes = text.encode().translate(_CLASSES)
+    hits = [i for pattern in (b"0 0", b") 0", b". .") for i in _find_all(classes, pattern)]
+    if hits:
+        breaks = [m.start() for m in re.finditer(b"\n", classes)]
+        for i in hits:
+            lines[bisect_right(breaks, i)] = None
+    return lines
+
+
+def _find_all(text: bytes, pattern: bytes) -> list[int]:
+    out = []
+    i = text.find(pattern)
+    while i >= 0:
+        out.append(i)
+        i = text.find(pattern, i + 1)
+    return out
+
+
 def _tokenize_lines(captions: list[str]) -> list[str]:
-    """pycocoevalcap's output lines for the captions (already free of "\\n"): one per caption, except where the
-    jar's line breaks differ from the captions (then as many as the jar gives)."""
+    """pycocoevalcap's output lines for the captions: one per caption, except where the jar's line breaks differ
+    from the captions (then as many as the jar gives)."""
     if not captions:
         return []
-    doc = "\n".join(captions)
-    if any(c in doc for c in _OTHER_NEWLINES):
-        return _document_lines(doc)
+    if gc.isenabled():  # the call makes many objects and no cycles: the collector would only rescan the heap
+        gc.disable()
+        try:
+            return _tokenize_lines(captions)
+        finally:
+            gc.enable()
+    cache = _caption_cache
+    missing = [c for c in dict.fromkeys(captions) if c not in cache]
+    if any("\n" in c for c in missing):  # pycocoevalcap replaces "\n" inside a caption by a space
+        captions = [c.replace("\n", " ") for c in captions]
+        missing = [c for c in dict.fromkeys(captions) if c not in cache]
+    if missing:
+        text = "\n".join(missing)
+        if any(c in text for c in _OTHER_NEWLINES):
+            return _document_lines("\n".join(captions))
+        found = _distinct_lines(missing, text)
+        if len(cache) + len(missing) > _CACHE_LIMIT:
+            cache.clear()
+        cache.update((c, line) for c, line in zip(missing, found) if line is not None)
+    lines: list[str | None] = list(map(cache.get, captions))
     last = len(captions) - 1
-    lines: list[str | None] = list(map(_caption_cache.get, captions))
     lines[last] = None  # the last caption ends the text: never taken from the cache
-    if None in lines:
-        starts = [0, *accumulate(len(c) + 1 for c in captions)]
-        for i, line in enumerate(lines):
+    i = lines.index(None)
+    while True:  # captions whose line may depend on what follows them: lexed in place
+        line = cache.get(captions[i]) if i < last else None  # a repeat within this call
+        if line is None:
+            doc = _context(captions, i)
+            line, context_free = _caption(doc, 0, len(captions[i]))
             if line is None:
-                line = _caption_cache.get(captions[i]) if i < last else None  # a repeat within this call
-            if line is None:
-                line, context_free = _caption(doc, starts[i], starts[i + 1] - 1)
-                if line is None:
-                    return _document_lines(doc)
-                if context_free and i < last:
-                    _store(_caption_cache, captions[i], line)
-            lines[i] = line
-    return lines  # type: ignore[return-value]
+                return _document_lines("\n".join(captions))
+            if context_free and i < last:
+                _store(cache, captions[i], line)
+        lines[i] = line
+        if i == last:
+            return lines  # type: ignore[return-value]
+        i = lines.index(None, i + 1)
+
+
+def _context(captions: list[str], i: int) -> str:
+    """The text from caption ``i`` to as far as the lexer looks from it: the end of the next line that is not blank
+    (all the text if an SGML tag may start on the way)."""
+    k = i + 1
+    while k < len(captions) and (not captions[k] or captions[k].isspace()):
+        k += 1
+    doc = "\n".join(captions[i:k + 1])
+    return "\n".join(captions[i:]) if "<" in doc else doc
 
 
 def clear_cache() -> None:
@@ -649,7 +859,7 @@ def ptb_tokenize(texts: list[str]) -> list[str]:
     """Each caption as pycocoevalcap's ``PTBTokenizer`` returns it: the jar's lower-cased tokens joined by single
     spaces without pycocoevalcap's punctuation tokens.  The texts are tokenized as one batch, like the jar sees
     them (a caption's last abbreviation depends on the next caption's first letter)."""
-    lines = _tokenize_lines([t.replace("\n", " ") for t in texts])
+    lines = _tokenize_lines(list(texts))
     if len(lines) < len(texts):
         lines = lines + [""] * (len(texts) - len(lines))
     return lines[:len(texts)]
@@ -659,9 +869,25 @@ class PTBTokenizer:
     """Drop-in for ``pycocoevalcap.tokenizer.ptbtokenizer.PTBTokenizer`` without Java."""
 
     def tokenize(self, captions_for_image: dict) -> dict:  # type: ignore[type-arg]
-        image_id = [k for k, v in captions_for_image.items() for _ in range(len(v))]
-        captions = [c["caption"].replace("\n", " ") for v in captions_for_image.values() for c in v]
+        groups = captions_for_image.values()
+        enabled = gc.isenabled()
+        gc.disable()  # as in _tokenize_lines
+        try:
+            return self._tokenize(captions_for_image, groups)
+        finally:
+            if enabled:
+                gc.enable()
+
+    @staticmethod
+    def _tokenize(captions_for_image: dict, groups) -> dict:  # type: ignore[no-untyped-def,type-arg]
+        lines = _tokenize_lines(list(map(itemgetter("caption"), chain.from_iterable(groups))))
+        sizes = list(map(len, groups))
+        if len(lines) >= sum(sizes):
+            ends = list(accumulate(sizes))
+            return dict(compress(zip(captions_for_image, map(lines.__getitem__, map(slice, [0, *ends], ends))), sizes))
+        # pycocoevalcap pairs captions and lines with zip: the last images get fewer lines or none
         result: dict = {}  # type: ignore[type-arg]
-        for k, line in zip(image_id, _tokenize_lines(captions)):
+        image_id = [k for k, v in captions_for_image.items() for _ in range(len(v))]
+        for k, line in zip(image_id, lines):
             result.setdefault(k, []).append(line)
         return result
