@@ -67,6 +67,7 @@ COMPILE_SECONDS = {
     "rouge-weighted": 13.0,
     "chrf": 12.0,
     "ter": 7.0,
+    "coco": 10.0,
 }
 
 #: seconds of plain-route work per character of cost 1 (:data:`vecscore.route.COST`): ``PLAIN_MAX_CHARS``
@@ -81,7 +82,7 @@ LOCK_MAX_AGE = 3600.0
 
 #: the warmup group of a kind of call, by the kind's first element (``use_plain``'s ``warm``)
 GROUP_OF = {"bleu": "bleu", "rouge": "rouge", "rouge155": "rouge155", "rouge-weighted": "rouge-weighted",
-            "chrf": "chrf", "ter": "ter"}
+            "chrf": "chrf", "ter": "ter", "coco": "coco"}
 
 _lock = threading.Lock()
 _ready: dict[tuple, float | bool] = {}  # (folder, name) -> True, or when it was last found missing

@@ -219,7 +219,7 @@ def reset() -> None:
     background.reset()
 
 
-def use_plain(supported: bool, size, cost: int = 1, warm=None, final: bool = True) -> bool:
+def use_plain(supported: bool, size, cost: float = 1, warm=None, final: bool = True) -> bool:
     """Whether this call takes the plain route.
 
     ``supported``: the plain route implements the call's options.  ``size``:

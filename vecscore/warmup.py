@@ -123,6 +123,18 @@ def _ter() -> None:
     TER(normalized=True, asian_support=True).corpus_score(_ZH[0], [[r[0] for r in _ZH[1]]])
 
 
+def _coco() -> None:
+    from vecscore.coco import Cider, Rouge, cider_d
+
+    # coco-caption's BLEU takes the kernels of the group "bleu" (sacreBLEU's with tokenize="none")
+    gts = {k: [r.lower() for r in rs] for k, rs in enumerate(_REFS)}
+    res = {k: [h.lower()] for k, h in enumerate(_HYPS)}
+    for scorer in (Rouge(), Cider()):
+        scorer.compute_score(gts, res)
+    cider_d(_HYPS, _REFS, df_refs=_REFS[::-1])
+    Rouge().compute_score({0: ["a  b\tc"]}, {0: [" a b"]})  # split(" ") differing from split()
+
+
 GROUPS: dict[str, Callable[[], None]] = {
     "rouge": _rouge,
     "bleu": _bleu,
@@ -130,6 +142,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "rouge-weighted": _rouge_weighted,
     "chrf": _chrf,
     "ter": _ter,
+    "coco": _coco,
 }
 
 

@@ -305,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compile the kernels of every metric once and store them in the cache folder, so "
                        "that no later process compiles (small batches never do).")
     w.add_argument("--only", nargs="+", metavar="GROUP",
-                   help="rouge, bleu, rouge155, rouge-weighted, chrf, ter (default: all)")
+                   help="rouge, bleu, rouge155, rouge-weighted, chrf, ter, coco (default: all)")
     w.add_argument("--portable", action="store_true",
                    help="compile for numba's generic CPU and mark the folder, so that it can be copied to machines "
                    "with other CPU models (Docker images, cluster workers); later processes using the folder "

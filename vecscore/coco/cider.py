@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from vecscore.coco.grams import Grams, grams, lookup, unique_sorted
+from vecscore.coco import compiled
+from vecscore.coco.grams import Counts, Grams, grams, idf_classes, lookup, square_table, squares, unique_sorted
 from vecscore.coco.items import Items
 from vecscore.errors import VecscoreError
 
@@ -39,11 +40,6 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
     n_items, n_refs = batch.n, len(batch.refs)
     extra = [] if df_corpus is None else df_corpus.refs
     m = n if counted is None else min(n, counted)
-    if table is None:
-        table = grams(batch.hyps + batch.refs + extra, m, keep=False)
-    if table.n_texts != n_items + n_refs + len(extra) or table.n_orders < m:
-        raise ValueError("the n-gram table is not that of the texts scored with enough orders")
-    lengths = table.toks.lengths
     n_scored = n_items + n_refs
     # the item whose references count for df, per text (-1: hypotheses)
     if df_corpus is None:
@@ -53,35 +49,78 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
         df_owner = np.concatenate([np.full(n_scored, -1, dtype=np.int64), df_corpus.owner])
         n_docs = df_corpus.n
     log_n = float(np.log(float(n_docs)))
+    per_order = np.zeros((n_refs, n), dtype=np.float64)
+    got = None
+    if compiled.use_compiled(batch, compiled.CIDER_KIND, extra):
+        got = compiled.cider_values(batch.hyps + batch.refs + extra, m, batch.ref_ptr, df_owner, log_n)
+    if got is not None:
+        lengths, per_order[:, :m] = got
+    else:
+        if table is None:
+            table = grams(batch.hyps + batch.refs + extra, m, keep=False)
+        if table.n_texts != n_items + n_refs + len(extra) or table.n_orders < m:
+            raise ValueError("the n-gram table is not that of the texts scored with enough orders")
+        lengths = table.toks.lengths
+        for k, c in enumerate(table.orders(m)):
+            per_order[:, k] = _values(c, n_items, n_scored, batch, df_owner, log_n, len(lengths))
     owner = batch.owner
     hyp_bigrams = np.maximum(lengths[:n_items] - 1, 0) if n >= 2 else np.zeros(n_items, dtype=np.int64)
     ref_bigrams = np.maximum(lengths[n_items:n_scored] - 1, 0) if n >= 2 else np.zeros(n_refs, dtype=np.int64)
     delta = (hyp_bigrams[owner] - ref_bigrams).astype(np.float64)
     gauss = {d: np.e ** (-(d ** 2) / (2 * sigma ** 2)) for d in np.unique(delta).tolist()}
-    penalty = np.array([gauss[d] for d in delta.tolist()], dtype=np.float64)
-    per_order = np.zeros((n_refs, n), dtype=np.float64)
-    for k, c in enumerate(table.orders(m)):
-        width = max(c.n_grams, 1)
-        # document frequency: distinct (item, n-gram) among the counted references
-        docs = df_owner[c.text]
-        counted = docs >= 0
-        doc_keys = unique_sorted(docs[counted] * width + c.gram[counted])
-        df = np.bincount(doc_keys % width, minlength=c.n_grams)
-        weight = c.count * (log_n - np.log(np.maximum(1.0, df[c.gram].astype(np.float64))))
-        norm = np.sqrt(np.bincount(c.text, weights=weight * weight, minlength=len(lengths)))
-        hyp_end, ref_end = int(c.start[n_items]), int(c.start[n_scored])
-        hyp_keys = c.text[:hyp_end] * width + c.gram[:hyp_end]
-        ref_w = weight[hyp_end:ref_end]
-        ref_text = c.text[hyp_end:ref_end] - n_items  # the reference's index among batch.refs
-        hyp_w = lookup(hyp_keys, weight[:hyp_end], owner[ref_text] * width + c.gram[hyp_end:ref_end])
-        val = np.bincount(ref_text, weights=np.minimum(hyp_w, ref_w) * ref_w, minlength=n_refs).astype(np.float64)
-        norm_h, norm_r = norm[:n_items][owner], norm[n_items:n_scored]
-        both = (norm_h != 0) & (norm_r != 0)
-        val[both] /= norm_h[both] * norm_r[both]
-        per_order[:, k] = val * penalty
-    summed = np.add.reduceat(per_order, batch.ref_ptr[:-1], axis=0) if n_refs else np.zeros((n_items, n))
-    scores = summed.mean(axis=1) / np.diff(batch.ref_ptr) * 10.0
-    return scores
+    per_order *= np.array([gauss[d] for d in delta.tolist()], dtype=np.float64)[:, None]
+    return _item_means(per_order, batch.ref_ptr) / np.diff(batch.ref_ptr) * 10.0
+
+
+def _item_means(per_ref: np.ndarray, ref_ptr: np.ndarray) -> np.ndarray:
+    """Per item: its references' rows summed in order, then ``np.mean`` over the orders, with pycocoevalcap's
+    roundings (``np.add.reduceat`` and a mean along an axis may add in another order)."""
+    n_items, n = len(ref_ptr) - 1, per_ref.shape[1]
+    summed = np.zeros((n_items, n), dtype=np.float64)
+    nrefs = np.diff(ref_ptr)
+    for j in range(int(nrefs.max(initial=0))):  # the j-th reference of every item that has one
+        has = np.flatnonzero(nrefs > j)
+        summed[has] += per_ref[ref_ptr[has] + j]
+    if n >= 8:  # np.mean's pairwise sum: row by row (orders of 8 and more are rare)
+        return np.array([np.mean(row) for row in summed], dtype=np.float64)
+    total = summed[:, 0].copy()  # np.mean of fewer than 8 values adds them one after the other
+    for k in range(1, n):
+        total += summed[:, k]
+    return total / n
+
+
+def _values(c: Counts, n_items: int, n_scored: int, batch: Items, df_owner: np.ndarray, log_n: float,
+            n_texts: int) -> np.ndarray:
+    """Per reference, one order's clipped TF-IDF product with its item's hypothesis over the two norms (NumPy),
+    every sum in pycocoevalcap's order (``np.bincount`` adds in array order: the entries go by first
+    occurrence)."""
+    n_refs = n_scored - n_items
+    width = max(c.n_grams, 1)
+    # document frequency: distinct (item, n-gram) among the counted references
+    docs = df_owner[c.text]
+    counted = docs >= 0
+    doc_keys = unique_sorted(docs[counted] * width + c.gram[counted])
+    df = np.bincount(doc_keys % width, minlength=c.n_grams)
+    idf, cls, values = idf_classes(df, log_n)
+    weight = c.count * idf[c.gram]
+    square = squares(c.count, cls[c.gram], weight, square_table(values))
+    seq = c.by_first()
+    norm = np.sqrt(np.bincount(c.text[seq], weights=square[seq], minlength=n_texts))
+    hyp_end, ref_end = int(c.start[n_items]), int(c.start[n_scored])
+    # every (hypothesis n-gram, reference of its item), the n-grams in order of first occurrence
+    hyp = seq[seq < hyp_end]
+    item = c.text[hyp]
+    nrefs = np.diff(batch.ref_ptr)[item]
+    rep = np.repeat(np.arange(hyp.size, dtype=np.int64), nrefs)
+    ref = batch.ref_ptr[item][rep] + (np.arange(rep.size, dtype=np.int64) - np.repeat(np.cumsum(nrefs) - nrefs, nrefs))
+    ref_keys = (c.text[hyp_end:ref_end] - n_items) * width + c.gram[hyp_end:ref_end]  # sorted
+    ref_w = lookup(ref_keys, weight[hyp_end:ref_end], ref * width + c.gram[hyp][rep])
+    hyp_w = weight[hyp][rep]
+    val = np.bincount(ref, weights=np.minimum(hyp_w, ref_w) * ref_w, minlength=n_refs).astype(np.float64)
+    norm_h, norm_r = norm[:n_items][batch.owner], norm[n_items:n_scored]
+    both = (norm_h != 0) & (norm_r != 0)
+    val[both] /= norm_h[both] * norm_r[both]
+    return val
 
 
 def check_sigma(sigma) -> float:

@@ -12,6 +12,7 @@ and no numba (so a fresh process scores at once).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,7 +21,8 @@ from itertools import chain
 import numpy as np
 
 __all__ = ["Tokens", "tokens", "Counts", "ngram_ids", "counts_by_text", "run_starts", "unique_sorted", "unique_inverse",
-           "sort_order", "lookup", "max_by_key", "Grams", "grams"]
+           "sort_order", "lookup", "max_by_key", "Grams", "grams", "idf_classes", "square_table", "squares",
+           "TABLE_COUNTS"]
 
 
 def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
@@ -178,6 +180,44 @@ def ngram_ids(toks: Tokens, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         prev[pos] = dense
 
 
+#: counts up to this take their weights' squares from one table per order (:func:`square_table`)
+TABLE_COUNTS = 16
+
+
+def idf_classes(df: np.ndarray, log_n: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(idf, cls, values)`` for document frequencies ``df`` (one per n-gram): each n-gram's
+    ``log_n - log(max(1, df))``, the index of its value in ``values``, and the distinct values (one per
+    distinct frequency, each logarithm taken as pycocoevalcap takes it: ``np.log`` of one Python float; a
+    vectorized ``np.log`` may round differently in the last bit)."""
+    if not df.size:
+        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    present = np.zeros(int(df.max()) + 1, dtype=bool)
+    present[df] = True
+    values = np.array([log_n - np.log(max(1.0, float(d))) for d in np.flatnonzero(present).tolist()],
+                      dtype=np.float64)
+    cls = (np.cumsum(present) - 1)[df]
+    return values[cls], cls, values
+
+
+def square_table(values: np.ndarray, top: int = TABLE_COUNTS) -> np.ndarray:
+    """``table[k, j] = pow(k * values[j], 2)`` for counts ``k = 0..top``: a weight's square as pycocoevalcap's
+    norms take it (C's ``pow``, which may differ from ``w * w`` in the last bit)."""
+    vals = values.tolist()
+    return np.array([[math.pow(k * v, 2) for v in vals] for k in range(top + 1)], dtype=np.float64).reshape(
+        top + 1, len(vals))
+
+
+def squares(count: np.ndarray, cls: np.ndarray, weight: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``pow(weight, 2)`` of every entry: from ``table`` (:func:`square_table`) where the count is in it, else one
+    ``pow`` each."""
+    top = table.shape[0] - 1
+    out = table[np.minimum(count, top), cls]
+    big = np.flatnonzero(count > top)
+    if big.size:
+        out[big] = [math.pow(w, 2) for w in weight[big].tolist()]
+    return out
+
+
 @dataclass(frozen=True)
 class Counts:
     """One order's n-gram counts of every text: entries sorted by ``(text, gram)``, ``start[t]:start[t+1]`` per text."""
@@ -187,6 +227,16 @@ class Counts:
     count: np.ndarray  # int64
     start: np.ndarray  # int64, n_texts + 1
     n_grams: int  # number of distinct ids of this order (ids are below it)
+    first: np.ndarray  # int64, where the entry's n-gram first occurs in its text (a position in ``Tokens.ids``)
+
+    def by_first(self) -> np.ndarray:
+        """The entries' order by first occurrence (text by text, each text's n-grams in the order they first
+        occur in it): the order pycocoevalcap's dictionaries hold them in.  Linear: positions are distinct."""
+        if not self.first.size:
+            return np.zeros(0, dtype=np.int64)
+        slot = np.full(int(self.first.max()) + 1, -1, dtype=np.int64)
+        slot[self.first] = np.arange(self.first.size, dtype=np.int64)
+        return slot[slot >= 0]
 
 
 def counts_by_text(toks: Tokens, order: tuple[np.ndarray, np.ndarray]) -> Counts:
@@ -195,30 +245,36 @@ def counts_by_text(toks: Tokens, order: tuple[np.ndarray, np.ndarray]) -> Counts
     n_texts = len(toks.starts) - 1
     n_grams = int(gram.max()) + 1 if gram.size else 0
     text = toks.text_of[pos]
-    key = np.sort(text * max(n_grams, 1) + gram)
+    key, perm = sort_order(text * max(n_grams, 1) + gram)  # stable: a run's first entry is its first occurrence
     heads = run_starts(key)
     count = np.diff(np.r_[heads, key.size])
+    first = pos[perm[heads]]
     key = key[heads]
     text = key // max(n_grams, 1)
     gram = key - text * max(n_grams, 1)
     start = np.searchsorted(text, np.arange(n_texts + 1, dtype=np.int64))
-    return Counts(text, gram, count.astype(np.int64), start, n_grams)
+    return Counts(text, gram, count.astype(np.int64), start, n_grams, first)
 
 
 class Grams:
-    """A batch's tokens (``str.split()``) and its n-gram count tables of orders ``1..n_orders``, made one order at
-    a time when asked for (:meth:`orders`); ``keep``: hold them for the next metric that asks (coco-caption's
-    BLEU and CIDEr split alike), else only one order's table is alive at a time."""
+    """A batch's tokens (``str.split()``) and its n-gram count tables of orders ``1..n_orders``, each made when
+    first asked for (the tokens too: a metric that takes the compiled route never asks), the tables one order at
+    a time (:meth:`orders`); ``keep``: hold them for the next metric that asks (coco-caption's BLEU and CIDEr
+    split alike), else only one order's table is alive at a time."""
 
-    def __init__(self, toks: Tokens, n_orders: int, keep: bool = True):
-        self.toks = toks
+    def __init__(self, texts: list[str], n_orders: int, keep: bool = True):
+        self._texts = texts
         self.n_orders = n_orders
         self._keep = keep
         self._kept: list[Counts] = []
 
+    @cached_property
+    def toks(self) -> Tokens:
+        return tokens(self._texts)
+
     @property
     def n_texts(self) -> int:
-        return len(self.toks.starts) - 1
+        return len(self._texts)
 
     def orders(self, n: int) -> Iterator[Counts]:
         """The tables of orders ``1..n`` (``n <= n_orders``), in order."""
@@ -240,4 +296,4 @@ class Grams:
 def grams(texts: list[str], n: int, keep: bool = True) -> Grams:
     """The tokens of ``texts`` and, as they are asked for, their count tables of n-grams of 1 to ``n`` tokens
     (see :class:`Grams`)."""
-    return Grams(tokens(texts), n, keep)
+    return Grams(texts, n, keep)

@@ -44,18 +44,22 @@ def items(hyps, refs) -> Items:
     if len(hyps) != len(refs):
         raise VecscoreError(f"{len(hyps)} hypotheses but {len(refs)} reference lists: give one list of references "
                             "per hypothesis (refs[i] holds item i's references)")
-    lists = []
-    for i, r in enumerate(refs):
-        if isinstance(r, str):
-            raise VecscoreError(f"refs[{i}] is a str; each item's references must be a list of str (e.g. [{r!r:.40}])")
-        r = r if type(r) is list else list(r)
-        if not r:
-            raise VecscoreError(f"refs[{i}] is empty: every item needs at least one reference")
-        lists.append(r)
+    if set(map(type, refs)) <= {list}:  # the usual layout, checked in C
+        lists = refs
+    else:
+        lists = [r if type(r) is list else _reference_list(r, i) for i, r in enumerate(refs)]
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    if lengths.size and not lengths.all():
+        raise VecscoreError(f"refs[{int(np.argmin(lengths))}] is empty: every item needs at least one reference")
     ptr = np.zeros(len(refs) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
     return Items(_texts(hyps, lambda i: f"hyps[{i}]"), _texts(list(chain.from_iterable(lists)), _ref_name(ptr)), ptr)
+
+
+def _reference_list(r, i: int) -> list:
+    if isinstance(r, str):
+        raise VecscoreError(f"refs[{i}] is a str; each item's references must be a list of str (e.g. [{r!r:.40}])")
+    return list(r)
 
 
 def _ref_name(ptr: np.ndarray):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vecscore.coco import compiled
 from vecscore.coco.grams import lookup, run_starts, sort_order, tokens
 from vecscore.coco.items import Items
 
@@ -37,7 +38,10 @@ def _popcount(x: np.ndarray) -> np.ndarray:
 
 def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(lcs, hyp_len, ref_len)``: per reference (item after item), its LCS with its item's hypothesis
-    and the two token counts (``str.split(" ")`` tokens)."""
+    and the two token counts (``str.split(" ")`` tokens); by vecscore's kernels when
+    :func:`~vecscore.coco.compiled.use_compiled`, else in NumPy (the same integers)."""
+    if compiled.use_compiled(batch, compiled.ROUGE_KIND):
+        return compiled.lcs_rows(batch)
     n = batch.n
     toks = tokens(batch.hyps + batch.refs, sep=" ")
     hyp_len, ref_len = toks.lengths[:n], toks.lengths[n:]

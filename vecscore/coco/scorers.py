@@ -27,16 +27,18 @@ def from_dicts(gts: dict, res: dict) -> tuple[list, Items]:
         only_r = [k for k in res if k not in gts][:3]
         raise VecscoreError(f"gts and res must have the same image ids: in gts only {only_g}, in res only {only_r}")
     ids = list(gts)
-    hyps = []
-    for k in ids:
-        h = res[k]
-        if not isinstance(h, list) or len(h) != 1:
-            raise VecscoreError(f"res[{k!r}] must be a list of exactly one caption, not {h!r:.80}")
-        hyps.append(h[0])
-        if not isinstance(gts[k], list):
-            raise VecscoreError(f"gts[{k!r}] must be a list of reference captions, not {type(gts[k]).__name__}")
+    got = list(map(res.__getitem__, ids))
+    refs = list(map(gts.__getitem__, ids))
+    # one pass in C when every entry is as it should be; otherwise find the first that is not
+    if not (set(map(type, got)) <= {list} and set(map(len, got)) <= {1} and set(map(type, refs)) <= {list}):
+        for k, h, r in zip(ids, got, refs):
+            if not isinstance(h, list) or len(h) != 1:
+                raise VecscoreError(f"res[{k!r}] must be a list of exactly one caption, not {h!r:.80}")
+            if not isinstance(r, list):
+                raise VecscoreError(f"gts[{k!r}] must be a list of reference captions, not {type(r).__name__}")
+    hyps = [h[0] for h in got]
     try:
-        return ids, items(hyps, [gts[k] for k in ids])
+        return ids, items(hyps, refs)
     except VecscoreError as e:  # name the image, not the position
         raise VecscoreError(_by_image(str(e), ids)) from None
 

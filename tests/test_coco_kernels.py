@@ -1,0 +1,191 @@
+"""The kernels of coco-caption's compiled route (``vecscore.kernels.coco``) against their plain twins.
+
+The splitters against Python's own ``str.split()`` and ``str.split(" ")``; document frequencies and CIDEr-D's
+clipped TF-IDF products against a dictionary implementation of pycocoevalcap's formulas written here; the
+compiled route's LCS lengths and CIDEr values against the NumPy route's.  (``tests/test_coco.py`` checks both
+routes against pycocoevalcap itself.)  CI also runs this file with ``NUMBA_DISABLE_JIT=1`` and with numba's
+bounds checking.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from vecscore.coco import compiled
+from vecscore.coco.grams import idf_classes, square_table
+from vecscore.coco.items import items
+from vecscore.kernels.coco import cider_values, document_frequency, split_spaces, split_whitespace
+
+#: every character str.isspace() is true for, and neighbours of the multi-byte ones that are not
+SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+NEAR = ["\u0084", "\u0086", "\u00a1", "\u009f", "\u1681", "\u167f", "\u180e", "\u1fff", "\u200b", "\u2027",
+        "\u202a", "\u202e", "\u2030", "\u205e", "\u2060", "\u2fff", "\u3001", "\ufeff", "\u0100", "\u3100"]
+PIECES = ["a", "bc", "é", "日本", "😀", "", "x\u0301"] + NEAR
+
+
+def _texts(seed: int, n: int = 400) -> list[str]:
+    rng = np.random.default_rng(seed)
+    alphabet = SPACES + PIECES + [" ", " ", "  "]
+    return ["".join(alphabet[i] for i in rng.integers(0, len(alphabet), int(rng.integers(0, 12))))
+            for _ in range(n)]
+
+
+def _split(kernel, texts):
+    buf, lo, hi = compiled.encode(texts)
+    starts, ends, tok_off = kernel(buf, lo, hi)
+    raw = buf.tobytes()
+    rows = [slice(tok_off[i], tok_off[i + 1]) for i in range(len(texts))]
+    return [[raw[a:b].decode("utf-8") for a, b in zip(starts[r], ends[r])] for r in rows]
+
+
+def test_whitespace_characters_are_pythons():
+    """The list the kernel reads from UTF-8 bytes is str.isspace()'s (Python 3.11's Unicode data)."""
+    assert len(SPACES) == 29
+    texts = [f"a{c}b" for c in SPACES + NEAR] + [c for c in SPACES + NEAR]
+    assert _split(split_whitespace, texts) == [t.split() for t in texts]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_splitters_equal_str_split(seed):
+    texts = _texts(seed) + ["", " ", "  ", "a", " a ", "a  b", "\t", "a\u3000\u3000b"]
+    for batch in (texts, texts + ["a\x00 b", "\x00"], ["only"], [""]):  # NUL inside: texts encoded one by one
+        assert _split(split_whitespace, batch) == [t.split() for t in batch]
+        assert _split(split_spaces, batch) == [t.split(" ") for t in batch]
+
+
+def test_token_ids_equal_strings_equal_ids():
+    texts = _texts(9, 300)
+    for sep in (None, " "):
+        toks = compiled.token_ids(texts, sep)
+        words = [w for t in texts for w in t.split(sep)]
+        assert toks.ids.size == len(words)
+        assert toks.lengths.tolist() == [len(t.split(sep)) for t in texts]
+        first: dict[str, int] = {}
+        for w, i in zip(words, toks.ids.tolist()):
+            assert first.setdefault(w, i) == i  # one id per string
+        assert len(set(first.values())) == len(first) == toks.n_vocab  # one string per id
+
+
+def _cider_twin(docs, texts, ref_ptr, k):
+    """Per reference: pycocoevalcap's ``sim`` for order ``k`` with df from ``docs`` (lists of texts), before the
+    length penalty."""
+    def grams(t):
+        w = t.split()
+        return Counter(tuple(w[i:i + k]) for i in range(len(w) - k + 1))
+
+    df: Counter = Counter()
+    for doc in docs:
+        df.update(set(g for t in doc for g in grams(t)))
+    log_n = np.log(float(len(docs)))
+
+    def vec(t):
+        v = {g: c * (log_n - np.log(max(1.0, df[g]))) for g, c in grams(t).items()}
+        norm = 0.0
+        for x in v.values():  # in order of first occurrence, each square by pow (as pycocoevalcap)
+            norm += math.pow(x, 2)
+        return v, math.sqrt(norm)
+
+    n = len(ref_ptr) - 1
+    out = []
+    for i in range(n):
+        vh, nh = vec(texts[i])
+        for r in range(ref_ptr[i], ref_ptr[i + 1]):
+            vr, nr = vec(texts[n + r])
+            val = 0.0
+            for g, w in vh.items():
+                val += min(w, vr.get(g, 0.0)) * vr.get(g, 0.0)
+            if nh != 0 and nr != 0:
+                val /= nh * nr
+            out.append(val)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_document_frequency_and_cider_values_equal_the_formulas(k):
+    rng = np.random.default_rng(k)
+    words = ["a", "b", "c", "d", "e"]
+    n = 60
+
+    def text():
+        return " ".join(words[i] for i in rng.integers(0, len(words), int(rng.integers(0, 9))))
+
+    hyps = [text() for _ in range(n)]
+    refs = [[text() for _ in range(int(rng.integers(1, 5)))] for _ in range(n)]
+    batch = items(hyps, refs)
+    texts = batch.hyps + batch.refs
+    toks = compiled.token_ids(texts)
+    from vecscore.engine.batch import Ragged
+    from vecscore.engine.counts import ngram_keys
+    from vecscore.kernels.intern import intern_keys_chunked
+
+    if k == 1:
+        gram, goff, n_grams = toks.ids, toks.starts, toks.n_vocab
+    else:
+        keys, goff = ngram_keys(Ragged(toks.ids, toks.starts), k, toks.n_vocab)
+        gram, first = intern_keys_chunked(keys, 2)
+        n_grams = len(first)
+    df_owner = np.concatenate([np.full(n, -1), batch.owner]).astype(np.int64)
+    df = document_frequency(gram, goff, df_owner, max(n_grams, 1))
+    # df of every n-gram by its strings
+    want_df: Counter = Counter()
+    for rs in refs:
+        want_df.update(set(tuple(t.split()[i:i + k]) for t in rs for i in range(len(t.split()) - k + 1)))
+    got_df = {}
+    flat = [w for t in texts for w in t.split()]
+    for t in range(len(texts)):
+        for p in range(int(goff[t]), int(goff[t + 1])):
+            start = int(toks.starts[t]) + (p - int(goff[t]))
+            got_df[tuple(flat[start:start + k])] = int(df[gram[p]])
+    assert got_df == {g: want_df.get(g, 0) for g in got_df}
+    idf, cls, values = idf_classes(df, float(np.log(float(n))))
+    want = _cider_twin(refs, texts, batch.ref_ptr, k)
+    for chunks in (1, 3):
+        got = cider_values(gram, goff, batch.ref_ptr, idf, cls, square_table(values), chunks)
+        assert got.tolist() == want.tolist()  # bit for bit
+    assert cider_values(gram, goff, batch.ref_ptr, idf, cls, square_table(values, 1), 2) is None  # counts of 2+
+
+
+def test_compiled_route_equals_numpy_route(monkeypatch):
+    """Same LCS lengths and CIDEr-D values (bit for bit) on both routes, texts with double spaces, tabs and
+    Unicode spaces (where split(" ") and split() differ), and n-grams repeated beyond the table of squares."""
+    from vecscore.coco import cider, rouge_l
+
+    rng = np.random.default_rng(5)
+    pieces = ["a", "b", "c", "dé", "", "\t", "\u00a0", "e f"]
+    n = 80
+
+    def text():
+        return " ".join(pieces[i] for i in rng.integers(0, len(pieces), int(rng.integers(0, 90))))
+
+    hyps = [text() for _ in range(n)]
+    hyps[3] = "a " * 40  # 40 times one n-gram: beyond the kernel's table of squares
+    batch = items(hyps, [[text() for _ in range(int(rng.integers(1, 4)))] for _ in range(n)])
+    got = {}
+    for route in ("plain", "compiled"):
+        monkeypatch.setenv("VECSCORE_ROUTE", route)
+        got[route] = (rouge_l.lcs_rows(batch), cider.item_scores(batch))
+    for a, b in zip(got["plain"][0], got["compiled"][0]):
+        assert np.array_equal(a, b)
+    assert got["compiled"][1].tolist() == got["plain"][1].tolist()
+
+
+def test_route_choice(monkeypatch):
+    """``VECSCORE_ROUTE`` decides; under ``auto`` a small call takes NumPy until its kind ran compiled."""
+    from vecscore import route
+
+    batch = items(["a b"], [["a c"]])
+    route.reset()
+    monkeypatch.setenv("VECSCORE_ROUTE", "plain")
+    assert not compiled.use_compiled(batch, compiled.ROUGE_KIND)
+    monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
+    assert compiled.use_compiled(batch, compiled.ROUGE_KIND)
+    monkeypatch.setenv("VECSCORE_ROUTE", "auto")
+    assert not compiled.use_compiled(batch, compiled.ROUGE_KIND)
+    compiled.lcs_rows(batch)  # a compiled call: the kind is warm in this process
+    assert compiled.use_compiled(batch, compiled.ROUGE_KIND)
+    assert not compiled.use_compiled(batch, compiled.CIDER_KIND)
+    assert not compiled.use_compiled(items([], []), compiled.ROUGE_KIND)  # nothing to score
+    route.reset()
