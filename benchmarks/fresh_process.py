@@ -244,10 +244,10 @@ ROUGE155_TOOLS = {
         "print(json.dumps({k: [v['r'], v['p'], v['f']] for k, v in out.items()}))\n", i.summ_json, str(o) + ".tmp")),
 }
 
-# coco-caption's scorers on texts split as given (no PTB tokenizer); CIDEr-D to 12 decimals (it sums in another order)
+# coco-caption's scorers on texts split as given (no PTB tokenizer); every value bit for bit
 COCO_OUT = ("print(json.dumps({'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], "
             "'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
-            "'CIDEr': round(float(Cider().compute_score(g, r)[0]), 12)}))\n")
+            "'CIDEr': float(Cider().compute_score(g, r)[0])}))\n")
 READ_COCO = ("import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n"
              "g, r = d['gts'], d['res']\n")
 COCO_TOOLS = {

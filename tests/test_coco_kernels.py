@@ -33,9 +33,9 @@ def _texts(seed: int, n: int = 400) -> list[str]:
             for _ in range(n)]
 
 
-def _split(kernel, texts):
+def _split(kernel, texts, *args):
     buf, lo, hi = compiled.encode(texts)
-    starts, ends, tok_off = kernel(buf, lo, hi)
+    starts, ends, tok_off = kernel(buf, lo, hi, *args)
     raw = buf.tobytes()
     rows = [slice(tok_off[i], tok_off[i + 1]) for i in range(len(texts))]
     return [[raw[a:b].decode("utf-8") for a, b in zip(starts[r], ends[r])] for r in rows]
@@ -53,11 +53,15 @@ def test_splitters_equal_str_split(seed):
     texts = _texts(seed) + ["", " ", "  ", "a", " a ", "a  b", "\t", "a\u3000\u3000b"]
     for batch in (texts, texts + ["a\x00 b", "\x00"], ["only"], [""]):  # NUL inside: texts encoded one by one
         assert _split(split_whitespace, batch) == [t.split() for t in batch]
-        assert _split(split_spaces, batch) == [t.split(" ") for t in batch]
+        assert _split(split_spaces, batch, True) == [t.split(" ") for t in batch]
+        assert _split(split_spaces, batch, False) == [[w for w in t.split(" ") if w] for t in batch]
 
 
-def test_token_ids_equal_strings_equal_ids():
+@pytest.mark.parametrize("spaces_only", [False, True])
+def test_token_ids_equal_strings_equal_ids(spaces_only):
     texts = _texts(9, 300)
+    if spaces_only:  # str.split() by split(" ") without empty tokens
+        texts = [" ".join(t.split()) + "  x " for t in texts]
     for sep in (None, " "):
         toks = compiled.token_ids(texts, sep)
         words = [w for t in texts for w in t.split(sep)]
@@ -128,7 +132,8 @@ def test_document_frequency_and_cider_values_equal_the_formulas(k):
         gram, first = intern_keys_chunked(keys, 2)
         n_grams = len(first)
     df_owner = np.concatenate([np.full(n, -1), batch.owner]).astype(np.int64)
-    df = document_frequency(gram, goff, df_owner, max(n_grams, 1))
+    df = document_frequency(gram, goff, df_owner, max(n_grams, 1), 3)
+    assert document_frequency(gram, goff, df_owner, max(n_grams, 1), 1).tolist() == df.tolist()
     # df of every n-gram by its strings
     want_df: Counter = Counter()
     for rs in refs:
@@ -143,9 +148,11 @@ def test_document_frequency_and_cider_values_equal_the_formulas(k):
     idf, cls, values = idf_classes(df, float(np.log(float(n))))
     want = _cider_twin(refs, texts, batch.ref_ptr, k)
     for chunks in (1, 3):
-        got = cider_values(gram, goff, batch.ref_ptr, idf, cls, square_table(values), chunks)
+        table = square_table(values)
+        got = cider_values(gram, goff, batch.ref_ptr, idf, cls, table, table[1][cls], chunks)
         assert got.tolist() == want.tolist()  # bit for bit
-    assert cider_values(gram, goff, batch.ref_ptr, idf, cls, square_table(values, 1), 2) is None  # counts of 2+
+    small = square_table(values, 1)
+    assert cider_values(gram, goff, batch.ref_ptr, idf, cls, small, small[1][cls], 2) is None  # counts of 2+
 
 
 def test_compiled_route_equals_numpy_route(monkeypatch):

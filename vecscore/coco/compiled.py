@@ -52,11 +52,14 @@ def token_ids(texts: list[str], sep: str | None = None) -> Tokens:
     """``text.split(sep)`` of every text (``sep``: ``None`` or ``" "``) as dense ids shared by the batch (equal
     strings, equal ids)."""
     from vecscore.engine.batch import intern
-    from vecscore.kernels.coco import split_spaces, split_whitespace
+    from vecscore.kernels.coco import only_ascii_spaces, split_spaces, split_whitespace
     from vecscore.text.spans import TokenSpans
 
     buf, lo, hi = encode(texts)
-    spans = TokenSpans(buf, *(split_whitespace(buf, lo, hi) if sep is None else split_spaces(buf, lo, hi)))
+    if sep is None and not only_ascii_spaces(buf):
+        spans = TokenSpans(buf, *split_whitespace(buf, lo, hi))
+    else:  # str.split() is then split(" ") without the empty tokens
+        spans = TokenSpans(buf, *split_spaces(buf, lo, hi, sep == " "))
     ids, first = intern(spans)
     return Tokens(ids, spans.offsets, len(first))
 
@@ -123,8 +126,10 @@ def cider_values(texts: list[str], n_orders: int, ref_ptr: np.ndarray, df_owner:
             keys, goff = ngram_keys(ragged, k, toks.n_vocab)
             gram_ids, first = intern_keys_chunked(keys, threads)
             n_grams = len(first)
-        idf, cls, idf_values = idf_classes(document_frequency(gram_ids, goff, df_owner, max(n_grams, 1)), log_n)
-        got = values(gram_ids, goff, ref_ptr, idf, cls, square_table(idf_values), max(1, threads))
+        df = document_frequency(gram_ids, goff, df_owner, max(n_grams, 1), max(1, threads))
+        idf, cls, idf_values = idf_classes(df, log_n)
+        table = square_table(idf_values)
+        got = values(gram_ids, goff, ref_ptr, idf, cls, table, table[1][cls], max(1, threads))
         if got is None:  # a text repeats an n-gram more often than the table of squares has rows: NumPy's route
             return None
         out[:, k - 1] = got

@@ -17,46 +17,60 @@ from vecscore.memory import CHUNK_FAILED
 __all__ = ["document_frequency", "cider_values"]
 
 
-@jit
-def document_frequency(grams, goff, doc_of_text, n_grams):
+@jit(parallel=True)
+def document_frequency(grams, goff, doc_of_text, n_grams, n_chunks):
     """``df[g]``: how many documents hold n-gram ``g`` in one of their texts.
 
     ``doc_of_text[t]`` is text ``t``'s document (``-1``: not counted); a document's texts must be
-    consecutive (so that an n-gram seen again in the same document is recognised by the last document
-    that counted it).
+    consecutive (an n-gram seen again in the same document is recognised by the last document that
+    counted it).  Chunks of texts, cut only between documents, count in parallel.
     """
-    df = np.zeros(n_grams, np.int64)
-    last = np.full(n_grams, -1, np.int64)
-    for t in range(len(goff) - 1):
-        d = doc_of_text[t]
-        if d < 0:
-            continue
-        for p in range(goff[t], goff[t + 1]):
-            g = grams[p]
-            if last[g] != d:
-                last[g] = d
-                df[g] += 1
-    return df
+    n_texts = len(goff) - 1
+    bounds = np.empty(n_chunks + 1, np.int64)
+    bounds[0] = 0
+    for c in range(1, n_chunks):
+        t = max(bounds[c - 1], c * n_texts // n_chunks)
+        while 0 < t < n_texts and doc_of_text[t] >= 0 and doc_of_text[t] == doc_of_text[t - 1]:
+            t += 1
+        bounds[c] = t
+    bounds[n_chunks] = n_texts
+    parts = np.zeros((n_chunks, n_grams), np.int32)
+    for c in prange(n_chunks):
+        last = np.full(n_grams, -1, np.int64)
+        df = parts[c]
+        for t in range(bounds[c], bounds[c + 1]):
+            d = doc_of_text[t]
+            if d < 0:
+                continue
+            for p in range(goff[t], goff[t + 1]):
+                g = grams[p]
+                if last[g] != d:
+                    last[g] = d
+                    df[g] += 1
+    out = np.zeros(n_grams, np.int64)
+    for c in range(n_chunks):
+        out += parts[c]
+    return out
 
 
 @jit(parallel=True)
-def cider_values(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks):
+def cider_values(grams, goff, ref_ptr, idf, idf_class, squares, square1, n_chunks):
     """Per reference: ``sum_g min(h_g, r_g) * r_g / (|h| |r|)`` (the division only when both norms are
     non-zero), where ``h_g``/``r_g`` are the hypothesis' and the reference's weights ``count * idf[g]``;
     ``None`` when a text holds an n-gram more often than ``squares`` has rows for.
 
     ``idf[g]`` is ``log N - log max(1, df[g])``; item ``i``'s hypothesis is text ``i``, its references
     texts ``n_items + ref_ptr[i] .. n_items + ref_ptr[i + 1] - 1``.  The norms add
-    ``squares[count, idf_class[g]]``: each weight's square as ``pow(weight, 2)`` gives it, which may differ
-    from ``weight * weight`` in the last bit.  Every sum runs in pycocoevalcap's order (a text's distinct
-    n-grams in the order they first occur in it; the product over the hypothesis' n-grams), so the values
-    are its values bit for bit.
+    ``squares[count, idf_class[g]]`` (``square1[g]`` for a count of 1): each weight's square as
+    ``pow(weight, 2)`` gives it, which may differ from ``weight * weight`` in the last bit.  Every sum runs
+    in pycocoevalcap's order (a text's distinct n-grams in the order they first occur in it; the product
+    over the hypothesis' n-grams), so the values are its values bit for bit.
     """
     n_items = len(ref_ptr) - 1
     out = np.zeros(ref_ptr[n_items], np.float64)
     status = np.zeros(n_chunks, np.int64)
     for c in prange(n_chunks):
-        status[c] = _cider_chunk(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c, out)
+        status[c] = _cider_chunk(grams, goff, ref_ptr, idf, idf_class, squares, square1, n_chunks, c, out)
     if (status == 2).any():
         raise MemoryError(CHUNK_FAILED)
     if (status == 1).any():
@@ -65,17 +79,17 @@ def cider_values(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks):
 
 
 @jit
-def _cider_chunk(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c, out):
+def _cider_chunk(grams, goff, ref_ptr, idf, idf_class, squares, square1, n_chunks, c, out):
     """The items of chunk ``c`` of :func:`cider_values`: 0, or 1 when a count is beyond ``squares``, 2 when
     its scratch could not be allocated."""
     try:
-        return _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c, out)
+        return _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, square1, n_chunks, c, out)
     except Exception:
         return 2
 
 
 @jit
-def _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c, out):
+def _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, square1, n_chunks, c, out):
     n_items = len(ref_ptr) - 1
     lo = c * n_items // n_chunks
     hi = (c + 1) * n_items // n_chunks
@@ -99,7 +113,7 @@ def _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c
                     return 1
                 hyp_gram[m] = g
                 hyp_weight[m] = k * idf[g]
-                norm_h += squares[k, idf_class[g]]
+                norm_h += square1[g] if k == 1 else squares[k, idf_class[g]]
                 m += 1
                 count[g] = 0
         norm_h = np.sqrt(norm_h)
@@ -114,7 +128,7 @@ def _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c
                 if k > 0:
                     if k > top:
                         return 1
-                    norm_r += squares[k, idf_class[g]]
+                    norm_r += square1[g] if k == 1 else squares[k, idf_class[g]]
                     count[g] = -k
             norm_r = np.sqrt(norm_r)
             val = 0.0
@@ -131,10 +145,11 @@ def _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, n_chunks, c
 
 
 @jit(parallel=True)
-def split_spaces(buf, lo, hi):
-    """``str.split(" ")`` of every text of a UTF-8 buffer (text ``i`` is ``buf[lo[i]:hi[i]]``): the byte ranges
-    between single ASCII spaces, empty ones included (a text with ``k`` spaces has ``k + 1`` tokens; no
-    multi-byte character holds the byte 0x20).  Returns ``(starts, ends, tok_offsets)``.
+def split_spaces(buf, lo, hi, keep_empty):
+    """The byte ranges between ASCII spaces of every text of a UTF-8 buffer (text ``i`` is
+    ``buf[lo[i]:hi[i]]``; no multi-byte character holds the byte 0x20): ``str.split(" ")`` with
+    ``keep_empty`` (a text with ``k`` spaces has ``k + 1`` tokens), else without its empty tokens (which is
+    ``str.split()`` when no other whitespace occurs).  Returns ``(starts, ends, tok_offsets)``.
 
     (The loops run from 0 over slices: numba keeps a negative-index check on every access of a loop from a
     variable start, which blocks LLVM's vectorizer.)"""
@@ -142,9 +157,17 @@ def split_spaces(buf, lo, hi):
     counts = np.empty(n, np.int64)
     for i in prange(n):
         seg = buf[lo[i]:hi[i]]
-        k = 1
-        for q in range(len(seg)):
-            k += seg[q] == 0x20
+        k = 0
+        if keep_empty:
+            k = 1
+            for q in range(len(seg)):
+                k += seg[q] == 0x20
+        else:
+            prev = True  # the byte before is a space (or the text's start)
+            for q in range(len(seg)):
+                space = seg[q] == 0x20
+                k += prev and not space
+                prev = space
         counts[i] = k
     tok_offsets = np.zeros(n + 1, np.int64)
     for i in range(n):
@@ -155,13 +178,27 @@ def split_spaces(buf, lo, hi):
         base = lo[i]
         seg = buf[base:hi[i]]
         j = tok_offsets[i]
-        starts[j] = base
-        for q in range(len(seg)):
-            if seg[q] == 0x20:
-                ends[j] = base + q
-                j += 1
-                starts[j] = base + q + 1
-        ends[j] = hi[i]
+        if keep_empty:
+            starts[j] = base
+            for q in range(len(seg)):
+                if seg[q] == 0x20:
+                    ends[j] = base + q
+                    j += 1
+                    starts[j] = base + q + 1
+            ends[j] = hi[i]
+        else:
+            inside = False
+            for q in range(len(seg)):
+                if seg[q] == 0x20:
+                    if inside:
+                        ends[j] = base + q
+                        j += 1
+                        inside = False
+                elif not inside:
+                    starts[j] = base + q
+                    inside = True
+            if inside:
+                ends[j] = hi[i]
     return starts, ends, tok_offsets
 
 
@@ -235,3 +272,17 @@ def split_whitespace(buf, lo, hi):
     for i in prange(n):
         _split_text(buf[lo[i]:hi[i]], lo[i], starts, ends, tok_offsets[i], True)
     return starts, ends, tok_offsets
+
+
+@jit
+def only_ascii_spaces(buf):
+    """Whether the only whitespace characters (``str.isspace()``) in ``buf`` are ASCII spaces: then
+    ``str.split()``'s tokens are ``str.split(" ")``'s without the empty ones."""
+    for q in range(len(buf)):
+        b = buf[q]
+        if b < 0x20:
+            if 0x09 <= b <= 0x0D or b >= 0x1C:
+                return False
+        elif 0xC2 <= b <= 0xE3 and _space_bytes(buf, q):
+            return False
+    return True
