@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vecscore.coco.grams import Tokens, idf_classes, square_table
+from vecscore.coco.grams import TABLE_COUNTS, Tokens, idf_classes, square_table
 from vecscore.coco.items import Items
 
 __all__ = ["ROUGE_KIND", "CIDER_KIND", "COST", "use_compiled", "token_ids", "lcs_rows", "cider_values"]
@@ -30,6 +30,10 @@ CIDER_KIND = ("coco", "cider")
 #: NumPy's time per text character relative to :data:`vecscore.route.COST`'s unit (~0.25 us): measured on
 #: 25,000 E2E items x 5 references (20 million characters), ROUGE-L 1.3 s and CIDEr-D 3.5 s
 COST = {ROUGE_KIND: 0.25, CIDER_KIND: 0.7}
+
+#: the rows of the first table of squares CIDEr-D's kernel is given (counts up to 4; the next try has
+#: :data:`~vecscore.coco.grams.TABLE_COUNTS`)
+FEW_COUNTS = 4
 
 
 def use_compiled(batch: Items, kind: tuple, extra: list[str] | None = None) -> bool:
@@ -128,8 +132,12 @@ def cider_values(texts: list[str], n_orders: int, ref_ptr: np.ndarray, df_owner:
             n_grams = len(first)
         df = document_frequency(gram_ids, goff, df_owner, max(n_grams, 1), max(1, threads))
         idf, cls, idf_values = idf_classes(df, log_n)
-        table = square_table(idf_values)
-        got = values(gram_ids, goff, ref_ptr, idf, cls, table, table[1][cls], max(1, threads))
+        got = None
+        for rows in (FEW_COUNTS, TABLE_COUNTS):  # most texts repeat no n-gram more than a few times
+            table = square_table(idf_values, rows)
+            got = values(gram_ids, goff, ref_ptr, idf, cls, table, table[1][cls], max(1, threads))
+            if got is not None:
+                break
         if got is None:  # a text repeats an n-gram more often than the table of squares has rows: NumPy's route
             return None
         out[:, k - 1] = got
