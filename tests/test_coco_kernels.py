@@ -196,3 +196,12 @@ def test_route_choice(monkeypatch):
     assert not compiled.use_compiled(batch, compiled.CIDER_KIND)
     assert not compiled.use_compiled(items([], []), compiled.ROUGE_KIND)  # nothing to score
     route.reset()
+    # a large call (20 million characters: past the plain route's budget at ROUGE-L's cost per character of
+    # 0.25) takes the kernels when nothing is to be compiled in the background (the test suite turns that off),
+    # also in a process where numba is not loaded yet (the budget is then the larger one)
+    import vecscore._jit
+
+    monkeypatch.setattr(vecscore._jit, "is_active", lambda: False)
+    big = items(["a b c d " * 250] * 5_000, [["a b c e " * 250] * 3] * 5_000)
+    assert compiled.use_compiled(big, compiled.ROUGE_KIND) and compiled.use_compiled(big, compiled.CIDER_KIND)
+    route.reset()

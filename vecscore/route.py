@@ -246,7 +246,13 @@ def use_plain(supported: bool, size, cost: float = 1, warm=None, final: bool = T
         return r == "plain"
     if warm is not None and is_warm(warm):  # before the size: counting a large batch's characters takes time
         return False
-    n = size() if callable(size) else size
+    # a size function stops counting past the budget; with a cost below 1 that is past the budget over the cost
+    cap = max(PLAIN_MAX_CHARS, int(PLAIN_MAX_CHARS / cost) + 1 if 0 < cost < 1 else 0)
+    if callable(size):
+        with _counting_to(cap):
+            n = size()
+    else:
+        n = size
     if warm is None:  # not a kind of scoring call (a helper step): by its own size
         return n * cost <= PLAIN_MAX_CHARS
     from vecscore._jit import is_active
@@ -257,8 +263,8 @@ def use_plain(supported: bool, size, cost: float = 1, warm=None, final: bool = T
         from vecscore import background
 
         cold, groups = background.cold_budget(warm)
-        if _spent + min(n, PLAIN_MAX_CHARS + 1) * cost <= cold:  # worth counting past the usual cap
-            if callable(size) and n > PLAIN_MAX_CHARS:
+        if _spent + min(n, cap + 1) * cost <= cold:  # worth counting past the usual cap
+            if callable(size) and n > cap:
                 with _counting_to(int(cold // cost) + 1):
                     n = size()
             plain = _spent + n * cost <= cold
