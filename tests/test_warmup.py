@@ -11,7 +11,7 @@ from vecscore.warmup import GROUPS, warmup
 def test_every_group_runs():
     seen = []
     seconds = warmup(report=seen.append)
-    assert list(seconds) == list(GROUPS) == ["rouge", "bleu", "rouge155", "rouge-weighted", "chrf", "ter"]
+    assert list(seconds) == list(GROUPS) == ["rouge", "bleu", "rouge155", "rouge-weighted", "chrf", "ter", "coco"]
     assert len(seen) == len(GROUPS)
 
 
