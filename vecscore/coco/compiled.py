@@ -5,8 +5,8 @@ buffer) or :func:`~vecscore.kernels.coco.split_spaces` (``str.split(" ")``'s), i
 ROUGE-L's LCS lengths from :func:`vecscore.kernels.lcs.lcs_length_pairs`; CIDEr-D's n-gram ids from
 :func:`vecscore.engine.counts.ngram_keys` interned densely, its document frequencies and clipped TF-IDF
 products from :mod:`vecscore.kernels.coco` in one linear pass each.  Both routes give the same integers (tokens,
-LCS lengths, counts, document frequencies), so ROUGE-L is equal bit for bit and CIDEr-D differs only in the
-order of its floating-point sums (well within 1e-12).
+LCS lengths, counts, document frequencies) and add CIDEr-D's products and squares in pycocoevalcap's order, so
+both give pycocoevalcap's values bit for bit.
 
 Which route a call takes (:func:`use_compiled`) follows :mod:`vecscore.route`: ``VECSCORE_ROUTE=compiled`` or
 ``plain``; under ``auto`` a call whose kind has run compiled in this process takes the kernels, a small call
