@@ -56,6 +56,8 @@ from operator import itemgetter
 
 import regex
 
+from vecscore.coco.ptb_fast import FastPath
+
 __all__ = ["PTBTokenizer", "ptb_tokenize", "clear_cache", "PUNCTUATIONS"]
 
 # pycocoevalcap's list; the jar's output is lower-cased, so the bracket tokens of this list never match
@@ -626,6 +628,7 @@ _HAZARD = "\x00"  # the fragment of a piece that may depend on what follows it (
 _SPLIT_WORDS = frozenset({"cannot", "gonna", "gotta", "lemme", "gimme", "wanna"})
 _WINDOW = 64
 _CACHE_LIMIT = 1 << 20
+_FAST = FastPath(frozenset(_ABBREV_STEMS), _SPLIT_WORDS)
 
 _piece_cache: dict[str, str] = {}
 _window_cache: dict[tuple[str, str], str] = {}
@@ -760,7 +763,19 @@ def _distinct_lines(captions: list[str], text: str) -> list[str | None]:
     """The lines of distinct captions free of line breaks (``text`` is them joined by "\\n") where they depend
     on the caption alone (as long as it is not the last of its batch), None where they may not.
 
-    All the captions are done at once: their pieces are the text cut at spaces; each distinct piece is looked up
+    The captions of the bulk route's class (:mod:`vecscore.coco.ptb_fast`) are done by a few passes over the whole
+    text, the others by :func:`_piece_lines`."""
+    lines: list[str | None]
+    lines, risky = _FAST.lines(text)  # type: ignore[assignment]
+    if risky:
+        others = [captions[i] for i in risky]
+        for i, line in zip(risky, _piece_lines(others, "\n".join(others))):
+            lines[i] = line
+    return lines
+
+
+def _piece_lines(captions: list[str], text: str) -> list[str | None]:
+    """:func:`_distinct_lines` by pieces: their pieces are the text cut at spaces; each distinct piece is looked up
     once (:func:`_piece_alone`), and the fragments are joined and cut into lines by C string methods."""
     parts = text.replace("\n", " \n ").split(" ")
     get = _piece_cache.get

@@ -1,0 +1,202 @@
+"""The bulk route of :mod:`vecscore.coco.ptb`: a batch of captions tokenized by a few C and NumPy passes over its text.
+
+Most captions of the caption sets are words, numbers, hyphenated compounds, clitics (``it's``, ``isn't``) and
+sentence punctuation.  For such a caption the jar's output line is the caption lower-cased, with ``£`` made a ``#``
+token, clitics split off (``it 's``, ``is n't``) and its punctuation tokens (``.``, ``,``, ``;``, ``:``, ``?``,
+``!``, ``-``, ``--``, ``...``) removed.  :meth:`FastPath.lines` does that for a whole batch at once on its Latin-1
+bytes and reports which captions are outside the covered class; the caller lexes those with the full lexer.
+
+How: one ``bytes.translate`` gives each byte's class; the bytes that are neither letters nor spaces, and doubled
+spaces and doubled ``n``/``t``/``m`` (which ``cannot``, ``gonna``, ... hold), are the *spots* (about one byte in
+twenty), and every rule below is checked with NumPy on the spots and their neighbours only.  The output is the text
+with a few bytes marked (spaces before a dropped piece, stand-alone hyphens, clitics), lower-cased and stripped of
+the marks and punctuation by one more ``translate``, and split into lines; lines left with stray spaces are tidied
+one by one.
+
+The covered class (a caption is *safe* when all of this holds; anything else sends it to the lexer):
+
+* its characters are Latin-1 letters (the lexer's letters up to U+00FF), ASCII digits, spaces and
+  ``. , ; : ? ! - ' £``;
+* ``.``, ``,``, ``;``, ``:``, ``?`` and ``!`` are followed by a space, the end of the caption or one of them, but
+  not ``.`` by ``, ; :`` nor ``?``/``!`` by ``?``/``!``, and ``. .`` does not occur (so numbers such as ``3.5``,
+  ``1,000``, ``10:30``, ``.5``, smileys, ``?!`` tokens, ``word.,`` and ``. . .`` are not in the class);
+* a ``.`` that follows a letter does not end a run of letters that is a single letter or one of the lexer's
+  abbreviation stems (``etc.``, ``Mr.``, ``no.``: those tokens keep their period and may depend on the next
+  caption);
+* a ``-`` joins two letters or digits (``family-friendly``, ``20-25``: one token, whatever the rule) or is a whole
+  piece ``-`` or ``--``;
+* a ``£`` starts a piece and is followed by a letter, a digit, a space, punctuation or the end;
+* an apostrophe is a clitic: its piece is two or more ASCII letters and ``'s``, ``'re``, ``'ll``, ``'m``, ``'ve``
+  or ``'d``, or ASCII letters ending with a letter other than ``n`` followed by ``n't``, then punctuation only
+  (not ``cont'd``, one token for the lexer);
+* no digit, space, digit (phone numbers and fractions span a space), and none of ``cannot``, ``gonna``, ``gotta``,
+  ``lemme``, ``gimme``, ``wanna`` (which the lexer splits) occurs in it.
+
+In that class every token lies inside one piece (text between spaces), no rule looks past a space, and no rule's
+choice depends on letter case, so each safe caption's line depends on its text alone.  ``tests/test_coco_ptb.py``
+checks the route against the lexer on random captions built from the class and its edges, and against the jar.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["FastPath"]
+
+_LETTERS = bytes(range(0x41, 0x5B)) + bytes(range(0x61, 0x7B)) + b"\xaa\xb5\xba" + bytes(
+    c for c in range(0xC0, 0x100) if c not in (0xD7, 0xF7))
+_UPPER = bytes(range(0x41, 0x5B)) + bytes(c for c in range(0xC0, 0xDF) if c != 0xD7)
+_LOWER = bytes.maketrans(_UPPER, bytes(c + 0x20 for c in _UPPER))
+_LOWER_NP = np.frombuffer(_LOWER, np.uint8)
+_DELETE = b".,;:?!\x00"  # the punctuation tokens' characters and the mark of other bytes to drop
+
+# byte classes (spots are the bytes of class 2 and above)
+_SP, _L, _D, _NL, _H, _DOT, _COM, _Q, _POUND, _APOS, _X = range(11)
+_CLASS = bytearray([_X] * 256)
+for _c in _LETTERS:
+    _CLASS[_c] = _L
+for _c in b"0123456789":
+    _CLASS[_c] = _D
+for _chars, _k in ((b" ", _SP), (b"\n", _NL), (b"-", _H), (b".", _DOT), (b",;:", _COM), (b"?!", _Q),
+                   (b"\xa3", _POUND), (b"'", _APOS)):
+    for _c in _chars:
+        _CLASS[_c] = _k
+_CLASSES = bytes(_CLASS)
+
+
+def _bits(*classes: int) -> int:
+    return sum(1 << c for c in classes)
+
+
+_BIT = np.array([1 << c for c in range(16)], np.uint16)
+_BLANK = _bits(_SP, _NL)
+_ALNUM = _bits(_L, _D)
+_PUNCT = _bits(_DOT, _COM, _Q)
+_PAD = 8  # line breaks around the text: every spot has neighbours, and a stem is at most 7 letters
+_CLITIC = re.compile(rb"(?!cont'd)[a-z]{2,}'(?:s|re|ll|m|ve|d)[.,;:?!]*|[a-z]*[a-mo-z]n't[.,;:?!]*", re.IGNORECASE)
+
+
+def _word_keys(words: list[bytes], lengths: bool = False) -> np.ndarray:
+    """Words of at most 7 bytes as sorted integers: byte ``j`` at bits ``8 j``, with the length at bit 56."""
+    return np.array(sorted(int.from_bytes(w, "little") | (len(w) << 56 if lengths else 0) for w in words),
+                    np.uint64)
+
+
+def _member(keys: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Whether each key is in the sorted ``table``."""
+    if not len(table):
+        return np.zeros(len(keys), bool)
+    return table[np.minimum(np.searchsorted(table, keys), len(table) - 1)] == keys
+
+
+class FastPath:
+    """The bulk route for the given abbreviation stems (lower case) and words that the lexer splits."""
+
+    def __init__(self, stems: frozenset[str], split_words: frozenset[str]) -> None:
+        reversed_stems = sorted(s.encode()[::-1] for s in stems)
+        assert all(len(s) <= _PAD - 1 and s.isalpha() for s in reversed_stems)
+        self._stems = _word_keys(reversed_stems, lengths=True)
+        words = sorted(w.encode() for w in split_words)
+        # each split word has its doubled letter at its third character
+        assert all(w[2] == w[3] and w[2:3] in b"ntm" and len(w) in (5, 6) for w in words)
+        self._split5 = _word_keys([w for w in words if len(w) == 5])
+        self._split6 = np.array(sorted(int.from_bytes(w, "little") for w in words if len(w) == 6), np.uint64)
+
+    def lines(self, text: str) -> tuple[list[str], list[int]]:
+        """Each line of ``text`` (captions joined by ``"\\n"``, none holding another line break) as pycocoevalcap
+        gives it, and the sorted indices of the lines outside the covered class (their entries are meaningless).
+        Every line is taken as followed by more text."""
+        pad = "\n" * _PAD
+        # characters beyond Latin-1 become "&#...;", outside the class
+        raw = (pad + text + pad).encode("latin-1", "xmlcharrefreplace")
+        cls = np.frombuffer(raw.translate(_CLASSES), np.uint8)
+        byte = np.frombuffer(raw, np.uint8)
+        folded = byte | 0x20
+        spot = cls > _L
+        spot[:-1] |= folded[:-1] == folded[1:]  # doubled bytes: spaces, and the letters of cannot, gonna, ...
+        spot[-3:] = False  # line breaks of the padding: their neighbours are not needed
+        pos = np.flatnonzero(spot)
+        kind = cls[pos]
+        prev = _BIT[cls[pos - 1]]
+        nxt = _BIT[cls[pos + 1]]
+        nxt2 = _BIT[cls[pos + 2]]
+        bit = _BIT[kind]
+
+        risky = kind == _X
+        punct = (bit & _PUNCT) != 0
+        risky |= punct & ((nxt & _bits(_L, _D, _POUND, _APOS, _H, _X)) != 0)
+        risky |= (kind == _DOT) & (nxt == 1 << _COM)
+        risky |= (kind == _Q) & (nxt == 1 << _Q)
+        risky |= (kind == _DOT) & (nxt == 1 << _SP) & (nxt2 == 1 << _DOT)
+        risky |= (kind == _D) & (nxt == 1 << _SP) & (nxt2 == 1 << _D)
+        # hyphens: inside a compound, or a piece "-" / "--"
+        hyphen = kind == _H
+        prev2 = _BIT[cls[pos - 2]]
+        lone = ((prev & _BLANK) != 0) & (((nxt & _BLANK) != 0) | ((nxt == 1 << _H) & ((nxt2 & _BLANK) != 0)))
+        second = (prev == 1 << _H) & ((prev2 & _BLANK) != 0) & ((nxt & _BLANK) != 0)
+        risky |= hyphen & ~(((prev & _ALNUM) != 0) & ((nxt & _ALNUM) != 0) | lone | second)
+        # pound signs: at a piece start; "#" then a space before a letter or a digit, else "#"
+        pound = kind == _POUND
+        risky |= pound & (((prev & _BLANK) == 0) | ((nxt & _bits(_H, _APOS, _POUND, _X)) != 0))
+        lone_pound = pos[pound & ((nxt & _ALNUM) == 0)]
+
+        # a period after a run of letters that may make an abbreviation or an acronym
+        at = pos[(kind == _DOT) & (prev == 1 << _L)]
+        length = np.zeros(len(at), np.uint64)
+        key = np.zeros(len(at), np.uint64)
+        alive = np.ones(len(at), np.uint64)
+        for j in range(1, _PAD):
+            alive *= cls[at - j] == _L
+            length += alive
+            key |= (_LOWER_NP[byte[at - j]].astype(np.uint64) * alive) << np.uint64(8 * j - 8)
+        length *= (cls[at - _PAD] != _L) | (length < _PAD - 1)  # 8 letters or more: 0
+        abbreviation = (length == 1) | _member(key | (length << np.uint64(56)), self._stems)
+        # cannot, gonna, ...: at their doubled letter (the third character)
+        at = pos[(kind == _L) & ((folded[pos] == 0x6E) | (folded[pos] == 0x74) | (folded[pos] == 0x6D))]
+        key = np.zeros(len(at), np.uint64)
+        for j in range(6):
+            key |= _LOWER_NP[byte[at - 2 + j]].astype(np.uint64) << np.uint64(8 * j)
+        split = _member(key & np.uint64((1 << 40) - 1), self._split5) | _member(key, self._split6)
+        risky_split = at[split]
+        risky_at = pos[(kind == _DOT) & (prev == 1 << _L)][abbreviation]
+
+        marked = bytearray(raw)
+        mark = np.frombuffer(marked, np.uint8)
+        # pieces that are all punctuation or hyphens: dropped with the space before them (at a line start, the
+        # space after them is left for the tidying)
+        starts = (punct | hyphen) & ((prev & _BLANK) != 0)
+        mark[pos[starts & (prev == 1 << _SP)] - 1] = 0
+        mark[pos[hyphen & ~((prev & _ALNUM) != 0)]] = 0
+        mark[lone_pound] = ord("#")
+        # lines to tidy: blanks at their ends, a dropped piece at their start
+        mark[pos[kind == _SP]] = 0  # the first of two spaces
+        untidy = [pos[(kind == _NL) & (nxt == 1 << _SP)] + 1, pos[(kind == _NL) & (prev == 1 << _SP)] - 1,
+                  pos[starts & (prev == 1 << _NL)]]
+        # apostrophes: clitics ("n't" marked as "\x01\x02": " n't" after the translation)
+        spots = [pos[risky], risky_at, risky_split]
+        for i in pos[kind == _APOS].tolist():
+            start = max(raw.rfind(b" ", 0, i), raw.rfind(b"\n", 0, i)) + 1
+            stop = raw.find(b"\n", i)  # the padding ends with line breaks
+            space = raw.find(b" ", i, stop)
+            stop = stop if space < 0 else space
+            if _CLITIC.fullmatch(raw, start, stop) is None:
+                spots.append(np.array([i]))
+            elif raw[i + 1] in b"tT" and raw[i - 1] in b"nN":
+                marked[i - 1:i + 1] = b"\x01\x02"
+
+        out = marked.translate(_LOWER, _DELETE)
+        if b"'" in out:
+            out = out.replace(b"'", b" '")
+        if b"\x01" in out:
+            out = out.replace(b"\x01", b" n").replace(b"\x02", b"'")
+        if b"\xa3" in out:
+            out = out.replace(b"\xa3", b"# ")
+        lines = out.decode("latin-1").split("\n")[_PAD:-_PAD]
+
+        breaks = pos[kind == _NL]
+        for i in np.unique(np.searchsorted(breaks, np.concatenate(untidy))).tolist():
+            if _PAD <= i < len(lines) + _PAD:
+                lines[i - _PAD] = " ".join(lines[i - _PAD].split())
+        bad = np.unique(np.searchsorted(breaks, np.concatenate(spots))) - _PAD
+        return lines, bad[(bad >= 0) & (bad < len(lines))].tolist()
