@@ -218,3 +218,90 @@ def test_abbreviation_shortcuts_cover_the_lexer_rules():
     for piece in tails:
         if exact_tail.search(piece):
             assert ptb._RISKY_TAIL.search(piece), piece
+
+
+# The bulk route (vecscore/coco/ptb_fast.py): captions from its character class and the edges of its rules, random
+# mixtures of the pieces below glued with or without spaces, checked against the full lexer (itself checked against
+# the jar above) wherever the route takes them, and against the jar in one call.
+_WORDS = ["a", "A", "I", "x", "é", "É", "the", "The", "THE", "shop", "Café", "CAFÉ", "café", "Straße", "µg", "ªb",
+          "naïve", "Ærø", "L30", "b2b", "20s", "5star", "etc", "Etc", "ETC", "Mr", "mr", "Mrs", "Dr", "St", "no", "No",
+          "co", "Co", "inc", "Inc", "pty", "ltd", "Ltd", "fig", "Calif", "Wash", "miss", "Miss", "al", "vs", "U", "S",
+          "e", "g", "ed", "Ed", "ph", "Ph", "d", "cannot", "Cannot", "CANNOT", "cannots", "gonna", "Gonna", "gotta",
+          "lemme", "gimme", "wanna", "WANNA", "canNot", "inn", "dinner", "Cotto", "summer", "pro", "anti", "non",
+          "C", "c", "f", "y", "Y", "o", "O", "L", "l", "twas", "tis", "em", "cause", "til", "http", "www", "com",
+          "org", "html", "jpg", "zz", "ann", "can", "don", "is", "isn", "won", "wo", "ca", "you", "YOU", "we", "they",
+          "area", "James", "cont", "nor", "ma", "am", "Inn", "bancorp", "Bancorp", "messrs", "xetc", "etcx"]
+_NUMBERS = ["5", "20", "3.5", "1,000", "10:30", "0.5", "1.2.3", "555", "1234", "2015", "25", "½", "1/2", "99"]
+_CLITICS = ["'s", "'S", "'re", "'RE", "'ll", "'m", "'M", "'ve", "'d", "'D", "n't", "N'T", "'t", "'", "'em", "'90s",
+            "'til", "'cause", "'twas", "'tis", "'n'"]
+_PUNCT = [".", ".", ",", ";", ":", "?", "!", "..", "...", "....", "......", ",,", "?!", "!!", "??", ".,", ".;",
+          ":.", "?.", "!,", "-", "--", "---", "-----", ".-", "-.", ",-"]
+_GLUE = ["-", "-", "", ".", ",", "'", "£", ":", "?", "!", "/", "&", "$", "#", "(", ")", "\"", "`", "’", "–", "@",
+         "*", "+", "=", "<", "\u00ad", "\xa0", "\t", "😀", "中"]
+
+
+def _fast_class_piece(rng: random.Random, odd: float) -> str:
+    """A piece; ``odd``: how often it takes the rarer shapes (most of which are outside the class)."""
+    roll = rng.random()
+    if roll < 0.12:
+        return rng.choice(_PUNCT[:7] if rng.random() > odd else _PUNCT)
+    if roll < 0.2:
+        return "£" + rng.choice(_NUMBERS[:2] + _WORDS[:8] + ["", ""])
+    parts = [rng.choice(_WORDS if rng.random() < 0.75 else _NUMBERS[:12] if rng.random() < odd else _NUMBERS[:2])]
+    while rng.random() < 0.3:  # compounds and glued oddities
+        parts.append(rng.choice(_GLUE) if rng.random() < odd else "-")
+        parts.append(rng.choice(_WORDS + _NUMBERS))
+    if rng.random() < 0.15:
+        parts.append(rng.choice(_CLITICS if rng.random() < odd else _CLITICS[:11]))
+    if rng.random() < 0.35:
+        parts.append(rng.choice(_PUNCT[:12] if rng.random() < odd else _PUNCT[:7]))
+    return "".join(parts)
+
+
+def _fast_class_captions(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    captions = []
+    for _ in range(n):
+        odd = rng.choice([0.0, 0.02, 0.1, 0.3])
+        pieces = [_fast_class_piece(rng, odd) for _ in range(rng.randint(0, 9))]
+        seps = [rng.choice([" "] * 12 + ["  ", "   "]) for _ in pieces]
+        text = "".join(p + s for p, s in zip(pieces, seps))
+        if rng.random() < 0.85:
+            text = text.strip(" ")
+        if rng.random() < 0.1:
+            text = rng.choice([" ", "  ", ". ", "- ", "-- ", "£ "]) + text
+        captions.append(text)
+    return captions
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bulk_route_agrees_with_the_lexer(seed):
+    """Every caption the bulk route takes gets the full lexer's line (in its real context: the next caption)."""
+    from vecscore.coco import ptb
+
+    captions = _fast_class_captions(seed, 4000)
+    captions = list(dict.fromkeys(captions)) + ["end"]  # distinct, as the route gets them; "end" follows the last
+    lines, risky = ptb._FAST.lines("\n".join(captions))
+    reference = ptb._document_lines("\n".join(captions))
+    assert len(lines) == len(captions) == len(reference)
+    skipped = set(risky)
+    taken = [i for i in range(len(captions) - 1) if i not in skipped]
+    assert len(taken) > 0.2 * len(captions)  # the class is exercised, not just refused
+    bad = [(captions[i], reference[i], lines[i]) for i in taken if lines[i] != reference[i]]
+    assert bad == []
+
+
+def test_bulk_route_agrees_with_the_jar():
+    captions = _fast_class_captions(99, 3000)
+    assert _mismatches(captions, _jar(captions), ptb_tokenize(captions)) == []
+
+
+def test_bulk_route_covers_the_real_sets(shared_data):
+    """Most captions of the real sets take the bulk route (the figures are in the report of the change)."""
+    from vecscore.coco import ptb
+
+    share = {}
+    for name, texts in _real_sets(shared_data).items():
+        distinct = list(dict.fromkeys(texts))
+        share[name] = 1 - len(ptb._FAST.lines("\n".join(distinct))[1]) / len(distinct)
+    assert share["e2e references"] > 0.98 and share["e2e outputs"] > 0.98, share
