@@ -281,7 +281,7 @@ def test_bulk_route_agrees_with_the_lexer(seed):
 
     captions = _fast_class_captions(seed, 4000)
     captions = list(dict.fromkeys(captions)) + ["end"]  # distinct, as the route gets them; "end" follows the last
-    lines, risky = ptb._FAST.lines("\n".join(captions))
+    lines, risky = ptb._FAST.lines(captions)
     reference = ptb._document_lines("\n".join(captions))
     assert len(lines) == len(captions) == len(reference)
     skipped = set(risky)
@@ -303,5 +303,5 @@ def test_bulk_route_covers_the_real_sets(shared_data):
     share = {}
     for name, texts in _real_sets(shared_data).items():
         distinct = list(dict.fromkeys(texts))
-        share[name] = 1 - len(ptb._FAST.lines("\n".join(distinct))[1]) / len(distinct)
+        share[name] = 1 - len(ptb._FAST.lines(distinct)[1]) / len(distinct)
     assert share["e2e references"] > 0.98 and share["e2e outputs"] > 0.98, share

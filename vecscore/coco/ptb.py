@@ -51,8 +51,8 @@ from __future__ import annotations
 import gc
 import re
 from bisect import bisect_right
-from itertools import accumulate, chain, compress
-from operator import itemgetter
+from itertools import accumulate, chain, compress, filterfalse, repeat
+from operator import contains, is_, itemgetter
 
 import regex
 
@@ -766,7 +766,7 @@ def _distinct_lines(captions: list[str], text: str) -> list[str | None]:
     The captions of the bulk route's class (:mod:`vecscore.coco.ptb_fast`) are done by a few passes over the whole
     text, the others by :func:`_piece_lines`."""
     lines: list[str | None]
-    lines, risky = _FAST.lines(text)  # type: ignore[assignment]
+    lines, risky = _FAST.lines(captions)  # type: ignore[assignment]
     if risky:
         others = [captions[i] for i in risky]
         for i, line in zip(risky, _piece_lines(others, "\n".join(others))):
@@ -823,10 +823,10 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
         finally:
             gc.enable()
     cache = _caption_cache
-    missing = [c for c in dict.fromkeys(captions) if c not in cache]
-    if any("\n" in c for c in missing):  # pycocoevalcap replaces "\n" inside a caption by a space
+    missing = list(filterfalse(cache.__contains__, dict.fromkeys(captions)))
+    if any(map(contains, missing, repeat("\n"))):  # pycocoevalcap replaces "\n" inside a caption by a space
         captions = [c.replace("\n", " ") for c in captions]
-        missing = [c for c in dict.fromkeys(captions) if c not in cache]
+        missing = list(filterfalse(cache.__contains__, dict.fromkeys(captions)))
     if missing:
         text = "\n".join(missing)
         if any(c in text for c in _OTHER_NEWLINES):
@@ -834,7 +834,10 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
         found = _distinct_lines(missing, text)
         if len(cache) + len(missing) > _CACHE_LIMIT:
             cache.clear()
-        cache.update((c, line) for c, line in zip(missing, found) if line is not None)
+        cache.update(zip(missing, found))
+        if None in found:
+            for c in compress(missing, map(is_, found, repeat(None))):
+                del cache[c]
     lines: list[str | None] = list(map(cache.get, captions))
     last = len(captions) - 1
     lines[last] = None  # the last caption ends the text: never taken from the cache
@@ -896,6 +899,8 @@ class PTBTokenizer:
     @staticmethod
     def _tokenize(captions_for_image: dict, groups) -> dict:  # type: ignore[no-untyped-def,type-arg]
         lines = _tokenize_lines(list(map(itemgetter("caption"), chain.from_iterable(groups))))
+        if len(lines) == len(captions_for_image) and all(map((1).__eq__, map(len, groups))):
+            return dict(zip(captions_for_image, map(list, zip(lines))))  # one caption per image
         sizes = list(map(len, groups))
         if len(lines) >= sum(sizes):
             ends = list(accumulate(sizes))

@@ -73,6 +73,7 @@ _BIT = np.array([1 << c for c in range(16)], np.uint16)
 _BLANK = _bits(_SP, _NL)
 _ALNUM = _bits(_L, _D)
 _PUNCT = _bits(_DOT, _COM, _Q)
+_CHUNK = 1 << 18  # characters
 _PAD = 8  # line breaks around the text: every spot has neighbours, and a stem is at most 7 letters
 _CLITIC = re.compile(rb"(?!cont'd)[a-z]{2,}'(?:s|re|ll|m|ve|d)[.,;:?!]*|[a-z]*[a-mo-z]n't[.,;:?!]*", re.IGNORECASE)
 
@@ -94,22 +95,34 @@ class FastPath:
     """The bulk route for the given abbreviation stems (lower case) and words that the lexer splits."""
 
     def __init__(self, stems: frozenset[str], split_words: frozenset[str]) -> None:
-        reversed_stems = sorted(s.encode()[::-1] for s in stems)
-        assert all(len(s) <= _PAD - 1 and s.isalpha() for s in reversed_stems)
-        self._stems = _word_keys(reversed_stems, lengths=True)
+        encoded = [s.encode() for s in stems]
+        assert all(len(s) < 8 and s.isalpha() and s.islower() for s in encoded)
+        self._stems = _word_keys(encoded, lengths=True)
         words = sorted(w.encode() for w in split_words)
         # each split word has its doubled letter at its third character
         assert all(w[2] == w[3] and w[2:3] in b"ntm" and len(w) in (5, 6) for w in words)
         self._split5 = _word_keys([w for w in words if len(w) == 5])
         self._split6 = np.array(sorted(int.from_bytes(w, "little") for w in words if len(w) == 6), np.uint64)
 
-    def lines(self, text: str) -> tuple[list[str], list[int]]:
-        """Each line of ``text`` (captions joined by ``"\\n"``, none holding another line break) as pycocoevalcap
-        gives it, and the sorted indices of the lines outside the covered class (their entries are meaningless).
-        Every line is taken as followed by more text."""
-        pad = "\n" * _PAD
+    def lines(self, captions: list[str]) -> tuple[list[str], list[int]]:
+        """Each caption's line (the captions hold no line break) as pycocoevalcap gives it, and the sorted indices
+        of the captions outside the covered class (their lines are meaningless).  Every caption is taken as followed
+        by more text.  The captions are done in chunks of about ``_CHUNK`` characters, which the processor's caches
+        hold through the passes."""
+        lines: list[str] = []
+        risky: list[int] = []
+        chunks = sum(map(len, captions)) // _CHUNK + 1
+        step = -(-len(captions) // chunks)
+        for start in range(0, len(captions), step):
+            more, bad = self._chunk(captions[start:start + step])
+            lines += more
+            risky += [start + i for i in bad]
+        return lines, risky
+
+    def _chunk(self, captions: list[str]) -> tuple[list[str], list[int]]:
+        pad = [""] * _PAD
         # characters beyond Latin-1 become "&#...;", outside the class
-        raw = (pad + text + pad).encode("latin-1", "xmlcharrefreplace")
+        raw = "\n".join(pad + captions + pad).encode("latin-1", "xmlcharrefreplace")
         cls = np.frombuffer(raw.translate(_CLASSES), np.uint8)
         byte = np.frombuffer(raw, np.uint8)
         folded = byte | 0x20
@@ -139,27 +152,26 @@ class FastPath:
         # pound signs: at a piece start; "#" then a space before a letter or a digit, else "#"
         pound = kind == _POUND
         risky |= pound & (((prev & _BLANK) == 0) | ((nxt & _bits(_H, _APOS, _POUND, _X)) != 0))
-        lone_pound = pos[pound & ((nxt & _ALNUM) == 0)]
+        glued_pound = pound & ((nxt & _ALNUM) != 0)
 
-        # a period after a run of letters that may make an abbreviation or an acronym
-        at = pos[(kind == _DOT) & (prev == 1 << _L)]
+        # the 8 bytes from each position as one integer (the first byte lowest), and the same of the classes
+        words = np.ndarray((len(raw) - 7,), "<u8", raw, strides=(1,))
+        classes = np.ndarray((len(raw) - 7,), "<u8", cls, strides=(1,))
+        # a period after a run of letters that may make an abbreviation or an acronym: the run's length (up to 8)
+        # and its letters (ASCII ones lower-cased) with the length on top, looked up among the stems'
+        period = (kind == _DOT) & (prev == 1 << _L)
+        at = pos[period] - 8
+        others = classes[at] ^ np.uint64(0x0101010101010101)  # the letters' bytes are 0
         length = np.zeros(len(at), np.uint64)
-        key = np.zeros(len(at), np.uint64)
-        alive = np.ones(len(at), np.uint64)
-        for j in range(1, _PAD):
-            alive *= cls[at - j] == _L
-            length += alive
-            key |= (_LOWER_NP[byte[at - j]].astype(np.uint64) * alive) << np.uint64(8 * j - 8)
-        length *= (cls[at - _PAD] != _L) | (length < _PAD - 1)  # 8 letters or more: 0
+        for k in range(1, 9):
+            length += (others >> np.uint64(64 - 8 * k)) == 0
+        key = (words[at] | np.uint64(0x2020202020202020)) >> (np.uint64(64) - (length << np.uint64(3)))
         abbreviation = (length == 1) | _member(key | (length << np.uint64(56)), self._stems)
         # cannot, gonna, ...: at their doubled letter (the third character)
-        at = pos[(kind == _L) & ((folded[pos] == 0x6E) | (folded[pos] == 0x74) | (folded[pos] == 0x6D))]
-        key = np.zeros(len(at), np.uint64)
-        for j in range(6):
-            key |= _LOWER_NP[byte[at - 2 + j]].astype(np.uint64) << np.uint64(8 * j)
-        split = _member(key & np.uint64((1 << 40) - 1), self._split5) | _member(key, self._split6)
-        risky_split = at[split]
-        risky_at = pos[(kind == _DOT) & (prev == 1 << _L)][abbreviation]
+        at = pos[(kind == _L) & ((folded[pos] == 0x6E) | (folded[pos] == 0x74) | (folded[pos] == 0x6D))] - 2
+        key = words[at] | np.uint64(0x2020202020202020)
+        split = _member(key & np.uint64((1 << 40) - 1), self._split5) | _member(key & np.uint64((1 << 48) - 1),
+                                                                                 self._split6)
 
         marked = bytearray(raw)
         mark = np.frombuffer(marked, np.uint8)
@@ -168,13 +180,13 @@ class FastPath:
         starts = (punct | hyphen) & ((prev & _BLANK) != 0)
         mark[pos[starts & (prev == 1 << _SP)] - 1] = 0
         mark[pos[hyphen & ~((prev & _ALNUM) != 0)]] = 0
-        mark[lone_pound] = ord("#")
-        # lines to tidy: blanks at their ends, a dropped piece at their start
+        mark[pos[pound & ~glued_pound]] = ord("#")
         mark[pos[kind == _SP]] = 0  # the first of two spaces
+        # lines to tidy: blanks at their ends, a dropped piece at their start
         untidy = [pos[(kind == _NL) & (nxt == 1 << _SP)] + 1, pos[(kind == _NL) & (prev == 1 << _SP)] - 1,
                   pos[starts & (prev == 1 << _NL)]]
-        # apostrophes: clitics ("n't" marked as "\x01\x02": " n't" after the translation)
-        spots = [pos[risky], risky_at, risky_split]
+        # clitics: "n't" marked "\x01\x02" (" n't" once replaced)
+        spots = [pos[risky], pos[period][abbreviation], at[split]]
         for i in pos[kind == _APOS].tolist():
             start = max(raw.rfind(b" ", 0, i), raw.rfind(b"\n", 0, i)) + 1
             stop = raw.find(b"\n", i)  # the padding ends with line breaks
@@ -186,17 +198,15 @@ class FastPath:
                 marked[i - 1:i + 1] = b"\x01\x02"
 
         out = marked.translate(_LOWER, _DELETE)
+        if b"\xa3" in out:
+            out = out.replace(b"\xa3", b"# ")
         if b"'" in out:
             out = out.replace(b"'", b" '")
         if b"\x01" in out:
             out = out.replace(b"\x01", b" n").replace(b"\x02", b"'")
-        if b"\xa3" in out:
-            out = out.replace(b"\xa3", b"# ")
-        lines = out.decode("latin-1").split("\n")[_PAD:-_PAD]
-
+        lines = out.decode("latin-1").split("\n")
         breaks = pos[kind == _NL]
         for i in np.unique(np.searchsorted(breaks, np.concatenate(untidy))).tolist():
-            if _PAD <= i < len(lines) + _PAD:
-                lines[i - _PAD] = " ".join(lines[i - _PAD].split())
+            lines[i] = " ".join(lines[i].split())
         bad = np.unique(np.searchsorted(breaks, np.concatenate(spots))) - _PAD
-        return lines, bad[(bad >= 0) & (bad < len(lines))].tolist()
+        return lines[_PAD:-_PAD], bad[(bad >= 0) & (bad < len(lines) - 2 * _PAD)].tolist()
