@@ -834,7 +834,7 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
         found = _distinct_lines(missing, text)
         if len(cache) + len(missing) > _CACHE_LIMIT:
             cache.clear()
-        cache.update(zip(missing, found))
+        cache.update(zip(missing, found))  # type: ignore[arg-type]  # the None lines are taken out below
         if None in found:
             for c in compress(missing, map(is_, found, repeat(None))):
                 del cache[c]
