@@ -224,6 +224,8 @@ def test_abbreviation_shortcuts_cover_the_lexer_rules():
 # mixtures of the pieces below glued with or without spaces, checked against the full lexer (itself checked against
 # the jar above) wherever the route takes them, and against the jar in one call.
 _WORDS = ["a", "A", "I", "x", "é", "É", "the", "The", "THE", "shop", "Café", "CAFÉ", "café", "Straße", "µg", "ªb",
+          "Emma", "emu", "Till", "tilde", "Tisane", "twasx", "causes", "Cause", "ol", "OL", "Dunkin", "somethin",
+          "ab", "Re", "ree", "ss", "Sss", "Mmm", "ddd", "Nnn", "Éclair", "ÉÉÉ", "cÉÉ", "Ve", "Ll", "Lll",
           "naïve", "Ærø", "L30", "b2b", "20s", "5star", "etc", "Etc", "ETC", "Mr", "mr", "Mrs", "Dr", "St", "no", "No",
           "co", "Co", "inc", "Inc", "pty", "ltd", "Ltd", "fig", "Calif", "Wash", "miss", "Miss", "al", "vs", "U", "S",
           "e", "g", "ed", "Ed", "ph", "Ph", "d", "cannot", "Cannot", "CANNOT", "cannots", "gonna", "Gonna", "gotta",
@@ -246,15 +248,21 @@ def _fast_class_piece(rng: random.Random, odd: float) -> str:
     if roll < 0.12:
         return rng.choice(_PUNCT[:7] if rng.random() > odd else _PUNCT)
     if roll < 0.2:
-        return "£" + rng.choice(_NUMBERS[:2] + _WORDS[:8] + ["", ""])
+        return rng.choice(["£", "£", "-£", "'"]) + rng.choice(_NUMBERS[:2] + _WORDS[:8] + ["", ""])
     parts = [rng.choice(_WORDS if rng.random() < 0.75 else _NUMBERS[:12] if rng.random() < odd else _NUMBERS[:2])]
     while rng.random() < 0.3:  # compounds and glued oddities
         parts.append(rng.choice(_GLUE) if rng.random() < odd else "-")
         parts.append(rng.choice(_WORDS + _NUMBERS))
     if rng.random() < 0.15:
         parts.append(rng.choice(_CLITICS if rng.random() < odd else _CLITICS[:11]))
+    if rng.random() < 0.1:  # quotes
+        parts.append("'")
+    if rng.random() < 0.1:
+        parts.insert(0, "'")
     if rng.random() < 0.35:
         parts.append(rng.choice(_PUNCT[:12] if rng.random() < odd else _PUNCT[:7]))
+    if rng.random() < 0.05:  # "20-£25", " -£25"
+        parts.append(rng.choice(["-£", "-£5", "--£5", "-£-", "-£'"]))
     return "".join(parts)
 
 

@@ -75,7 +75,15 @@ _ALNUM = _bits(_L, _D)
 _PUNCT = _bits(_DOT, _COM, _Q)
 _CHUNK = 1 << 18  # characters
 _PAD = 8  # line breaks around the text: every spot has neighbours, and a stem is at most 7 letters
-_CLITIC = re.compile(rb"(?!cont'd)[a-z]{2,}'(?:s|re|ll|m|ve|d)[.,;:?!]*|[a-z]*[a-mo-z]n't[.,;:?!]*", re.IGNORECASE)
+_LETTER = rb"[a-z\xaa\xb5\xba\xc0-\xd6\xd8-\xf6\xf8-\xff]"
+# the pieces with apostrophes in the class (ASCII letters compared without case): a clitic (split off), or quotes
+# (their tokens "`" and "'" are dropped): "'" alone, before a word of three letters or more whose first two are ASCII
+# (the lexer's opening-quote rule looks at one) and that does not start like 'em, 'til, 'cause, 'twas, 'tis, or
+# after a word of two letters or more other than ol', Dunkin', somethin'
+_APOSTROPHES = re.compile(
+    rb"(?P<clitic>(?!cont'd)[a-z]{2,}'(?:s|re|ll|m|ve|d)|[a-z]*[a-mo-z]n't)[.,;:?!]*"
+    rb"|(?P<quotes>'|'(?!em|til|cause|twas|tis)(?=[a-z]{2})(?!(?:dunkin|somethin)')" + _LETTER + rb"{3,}'?"
+    rb"|(?!(?:ol|dunkin|somethin)')" + _LETTER + rb"{2,}')[.,;:?!]*", re.IGNORECASE)
 
 
 def _word_keys(words: list[bytes], lengths: bool = False) -> np.ndarray:
@@ -143,15 +151,18 @@ class FastPath:
         risky |= (kind == _Q) & (nxt == 1 << _Q)
         risky |= (kind == _DOT) & (nxt == 1 << _SP) & (nxt2 == 1 << _DOT)
         risky |= (kind == _D) & (nxt == 1 << _SP) & (nxt2 == 1 << _D)
-        # hyphens: inside a compound, or a piece "-" / "--"
+        # hyphens: inside a compound, a piece "-" / "--", or before a pound sign after a letter, a digit or a blank
+        # ("20-£25", " -£25": a "-" token, then "#")
         hyphen = kind == _H
         prev2 = _BIT[cls[pos - 2]]
         lone = ((prev & _BLANK) != 0) & (((nxt & _BLANK) != 0) | ((nxt == 1 << _H) & ((nxt2 & _BLANK) != 0)))
         second = (prev == 1 << _H) & ((prev2 & _BLANK) != 0) & ((nxt & _BLANK) != 0)
-        risky |= hyphen & ~(((prev & _ALNUM) != 0) & ((nxt & _ALNUM) != 0) | lone | second)
-        # pound signs: at a piece start; "#" then a space before a letter or a digit, else "#"
+        before_pound = (nxt == 1 << _POUND) & ((prev & (_ALNUM | _BLANK)) != 0)
+        risky |= hyphen & ~(((prev & _ALNUM) != 0) & ((nxt & _ALNUM) != 0) | lone | second | before_pound)
+        # pound signs: at a piece start or after such a hyphen; "#" then a space before a letter or a digit, else "#"
         pound = kind == _POUND
-        risky |= pound & (((prev & _BLANK) == 0) | ((nxt & _bits(_H, _APOS, _POUND, _X)) != 0))
+        risky |= pound & ~(((prev & _BLANK) != 0) | (prev == 1 << _H) & ((prev2 & (_ALNUM | _BLANK)) != 0))
+        risky |= pound & ((nxt & _bits(_H, _APOS, _POUND, _X)) != 0)
         glued_pound = pound & ((nxt & _ALNUM) != 0)
 
         # the 8 bytes from each position as one integer (the first byte lowest), and the same of the classes
@@ -173,29 +184,47 @@ class FastPath:
         split = _member(key & np.uint64((1 << 40) - 1), self._split5) | _member(key & np.uint64((1 << 48) - 1),
                                                                                  self._split6)
 
+        spots = [pos[risky], pos[period][abbreviation], at[split]]
+        # "pro-" and "anti-" before a pound sign are tokens
+        at = pos[hyphen & before_pound & ((prev & _ALNUM) != 0)] - 8
+        key = words[at] | np.uint64(0x2020202020202020)
+        pro = ((key >> np.uint64(40)) == int.from_bytes(b"pro", "little")) | (
+            (key >> np.uint64(32)) == int.from_bytes(b"anti", "little"))
+        spots.append(at[pro] + 8)
+
         marked = bytearray(raw)
         mark = np.frombuffer(marked, np.uint8)
         # pieces that are all punctuation or hyphens: dropped with the space before them (at a line start, the
         # space after them is left for the tidying)
-        starts = (punct | hyphen) & ((prev & _BLANK) != 0)
+        starts = (punct | hyphen & ~before_pound) & ((prev & _BLANK) != 0)
         mark[pos[starts & (prev == 1 << _SP)] - 1] = 0
         mark[pos[hyphen & ~((prev & _ALNUM) != 0)]] = 0
+        mark[pos[hyphen & before_pound & ((prev & _ALNUM) != 0)]] = ord(" ")
         mark[pos[pound & ~glued_pound]] = ord("#")
         mark[pos[kind == _SP]] = 0  # the first of two spaces
         # lines to tidy: blanks at their ends, a dropped piece at their start
         untidy = [pos[(kind == _NL) & (nxt == 1 << _SP)] + 1, pos[(kind == _NL) & (prev == 1 << _SP)] - 1,
                   pos[starts & (prev == 1 << _NL)]]
         # clitics: "n't" marked "\x01\x02" (" n't" once replaced)
-        spots = [pos[risky], pos[period][abbreviation], at[split]]
+        quotes = []
         for i in pos[kind == _APOS].tolist():
             start = max(raw.rfind(b" ", 0, i), raw.rfind(b"\n", 0, i)) + 1
             stop = raw.find(b"\n", i)  # the padding ends with line breaks
             space = raw.find(b" ", i, stop)
             stop = stop if space < 0 else space
-            if _CLITIC.fullmatch(raw, start, stop) is None:
+            m = _APOSTROPHES.fullmatch(raw, start, stop)
+            if m is None:
                 spots.append(np.array([i]))
+            elif m.lastgroup == "quotes":
+                quotes.append(i)
+                if i == start and stop == start + 1:  # a piece "'": dropped with the space before it
+                    if raw[start - 1] == 0x20:
+                        marked[start - 1] = 0
+                    else:
+                        untidy.append(np.array([i]))
             elif raw[i + 1] in b"tT" and raw[i - 1] in b"nN":
                 marked[i - 1:i + 1] = b"\x01\x02"
+        mark[quotes] = 0
 
         out = marked.translate(_LOWER, _DELETE)
         if b"\xa3" in out:
