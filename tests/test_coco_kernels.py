@@ -17,7 +17,15 @@ import pytest
 from vecscore.coco import compiled
 from vecscore.coco.grams import idf_classes, square_table
 from vecscore.coco.items import items
-from vecscore.kernels.coco import cider_values, document_frequency, split_spaces, split_whitespace
+from vecscore.kernels.coco import (
+    cider_values,
+    document_frequency,
+    gram_keys,
+    intern_flat,
+    split_joined,
+    split_spaces,
+    split_whitespace,
+)
 
 #: every character str.isspace() is true for, and neighbours of the multi-byte ones that are not
 SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
@@ -34,8 +42,13 @@ def _texts(seed: int, n: int = 400) -> list[str]:
 
 
 def _split(kernel, texts, *args):
-    buf, lo, hi = compiled.encode(texts)
-    starts, ends, tok_off = kernel(buf, lo, hi, *args)
+    buf, lo, hi, joined = compiled.encode(texts)
+    if kernel is split_joined:
+        if not joined:
+            return None
+        starts, ends, tok_off = kernel(buf, len(texts), *args)
+    else:
+        starts, ends, tok_off = kernel(buf, lo, hi, *args)
     raw = buf.tobytes()
     rows = [slice(tok_off[i], tok_off[i + 1]) for i in range(len(texts))]
     return [[raw[a:b].decode("utf-8") for a, b in zip(starts[r], ends[r])] for r in rows]
@@ -55,6 +68,55 @@ def test_splitters_equal_str_split(seed):
         assert _split(split_whitespace, batch) == [t.split() for t in batch]
         assert _split(split_spaces, batch, True) == [t.split(" ") for t in batch]
         assert _split(split_spaces, batch, False) == [[w for w in t.split(" ") if w] for t in batch]
+        joined = "\x00" not in "".join(batch)
+        assert _split(split_joined, batch, True) == ([t.split(" ") for t in batch] if joined else None)
+        assert _split(split_joined, batch, False) == ([[w for w in t.split(" ") if w] for t in batch] if joined
+                                                       else None)
+
+
+def test_split_joined_block_edges():
+    """Texts and tokens across the 64-byte blocks' edges: buffers of 0-200 bytes, separators anywhere."""
+    rng = np.random.default_rng(12)
+    for size in range(0, 200):
+        for _ in range(3):
+            text = "".join(rng.choice(["a", "b", " ", "\x00", "é"], size, p=[0.4, 0.2, 0.2, 0.1, 0.1]))
+            batch = text.split("\x00")
+            assert _split(split_joined, batch, True) == [t.split(" ") for t in batch]
+            assert _split(split_joined, batch, False) == [[w for w in t.split(" ") if w] for t in batch]
+
+
+def _first_ids(rows):
+    """Every token's id in order of first occurrence."""
+    seen: dict[str, int] = {}
+    return [[seen.setdefault(w, len(seen)) for w in row] for row in rows]
+
+
+def _token_rows(texts, sep):
+    toks = compiled.token_ids(texts, sep)
+    return [toks.ids[toks.starts[i]:toks.starts[i + 1]].tolist() for i in range(len(texts))], toks.n_vocab
+
+
+def test_token_ids_long_tokens():
+    """Ids in order of first occurrence for tokens of 0-40 bytes (keys exact up to 7, hashed beyond), long
+    ones sharing prefixes or lengths; two long tokens with equal keys are told apart by their bytes."""
+    from vecscore.kernels import intern as kernels_intern
+
+    rng = np.random.default_rng(11)
+    words = ["x" * k for k in range(41)] + ["abcdefgh" + c for c in "abcdefg"] + ["é" * k for k in range(1, 9)]
+    texts = [" ".join(words[i] for i in rng.integers(0, len(words), int(rng.integers(0, 15)))) for _ in range(500)]
+    for sep in (" ", None):
+        want = _first_ids([t.split(sep) for t in texts])
+        assert _token_rows(texts, sep) == (want, len({w for row in want for w in row}))
+    exact = kernels_intern.token_keys
+
+    def colliding(buf, starts, ends, fold):  # every long token gets the same key
+        keys = exact(buf, starts, ends, fold)
+        keys[(ends - starts) > 7] = -5
+        return keys
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernels_intern, "token_keys", colliding)
+        assert _token_rows(texts, None)[0] == _first_ids([t.split() for t in texts])
 
 
 @pytest.mark.parametrize("spaces_only", [False, True])
@@ -125,15 +187,22 @@ def test_document_frequency_and_cider_values_equal_the_formulas(k):
     from vecscore.engine.counts import ngram_keys
     from vecscore.kernels.intern import intern_keys_chunked
 
-    if k == 1:
-        gram, goff, n_grams = toks.ids, toks.starts, toks.n_vocab
-    else:
-        keys, goff = ngram_keys(Ragged(toks.ids, toks.starts), k, toks.n_vocab)
-        gram, first = intern_keys_chunked(keys, 2)
+    gram, goff, n_grams = toks.ids, toks.starts, toks.n_vocab
+    for order in range(2, k + 1):  # as the compiled route makes them: from the ids one order shorter
+        keys, goff = gram_keys(gram, goff, toks.ids, toks.starts, order, toks.n_vocab)
+        gram, first = intern_flat(keys, 1, order % 2 == 0)  # both tables
         n_grams = len(first)
+    if k > 1:  # the same ids (order of first occurrence) as vecscore's exact n-gram keys interned
+        keys, off = ngram_keys(Ragged(toks.ids, toks.starts), k, toks.n_vocab)
+        assert off.tolist() == goff.tolist()
+        assert intern_keys_chunked(keys, 2)[0].tolist() == gram.tolist()
     df_owner = np.concatenate([np.full(n, -1), batch.owner]).astype(np.int64)
-    df = document_frequency(gram, goff, df_owner, max(n_grams, 1), 3)
-    assert document_frequency(gram, goff, df_owner, max(n_grams, 1), 1).tolist() == df.tolist()
+    df, most = document_frequency(gram, goff, df_owner, max(n_grams, 1), len(texts), 3)
+    df1, most1 = document_frequency(gram, goff, df_owner, max(n_grams, 1), len(texts), 1)
+    assert (df1.tolist(), most1) == (df.tolist(), most)
+    want_most = max(Counter(tuple(t.split()[i:i + k]) for i in range(len(t.split()) - k + 1)).most_common(1)[0][1]
+                    for t in texts if len(t.split()) >= k)
+    assert most == want_most
     # df of every n-gram by its strings
     want_df: Counter = Counter()
     for rs in refs:
@@ -153,6 +222,37 @@ def test_document_frequency_and_cider_values_equal_the_formulas(k):
         assert got.tolist() == want.tolist()  # bit for bit
     small = square_table(values, 1)
     assert cider_values(gram, goff, batch.ref_ptr, idf, cls, small, small[1][cls], 2) is None  # counts of 2+
+
+
+def test_power_table_is_c_pow():
+    """The kernel's squares are C's ``pow(w, 2)`` (``math.pow``), not ``w * w``: the two differ for some of these
+    weights, so a compiler that turned one into the other would fail here."""
+    from vecscore.kernels.coco import power_table
+
+    values = np.random.default_rng(3).uniform(0.0, 12.0, 20_000)
+    table = power_table(values, 4, 2.0)
+    want = [[math.pow(k * v, 2) for v in values.tolist()] for k in range(5)]
+    assert table.tolist() == want
+    assert any(math.pow(v, 2) != v * v for v in values.tolist())  # the test can tell the two apart
+
+
+@pytest.mark.parametrize("expected", [1, 5000, 10**6])
+def test_intern_flat_equals_intern_keys(expected):
+    """Ids in order of first occurrence, whatever the table's first size (1: it grows several times), in both
+    layouts of its slots."""
+    from vecscore.kernels.intern import intern_keys
+
+    rng = np.random.default_rng(expected)
+    wide = np.concatenate([rng.integers(-2**63, 2**63 - 1, 3000, dtype=np.int64), rng.integers(0, 900, 20000),
+                           np.array([0, -1, 2**63 - 1, -2**63], dtype=np.int64)])
+    small = np.concatenate([rng.integers(0, 2**31, 3000, dtype=np.int64), rng.integers(0, 900, 20000),
+                            np.array([0, 2**31 - 1], dtype=np.int64)])
+    for keys, packed in ((wide, False), (small, True), (small, False)):
+        ids, first = intern_flat(keys, expected, packed)
+        want_ids, want_first = intern_keys(keys)
+        assert ids.tolist() == want_ids.tolist()
+        assert first.tolist() == want_first.tolist()
+        assert intern_flat(keys[:0], expected, packed)[0].size == 0
 
 
 def test_compiled_route_equals_numpy_route(monkeypatch):

@@ -132,7 +132,9 @@ def _coco() -> None:
     for scorer in (Rouge(), Cider()):
         scorer.compute_score(gts, res)
     cider_d(_HYPS, _REFS, df_refs=_REFS[::-1])
-    Rouge().compute_score({0: ["a  b\tc"]}, {0: [" a b"]})  # split(" ") differing from split()
+    tabs = ({0: ["a  b\tc"], 1: ["d e"]}, {0: [" a b"], 1: ["d"]})  # split(" ") differing from split()
+    Rouge().compute_score(*tabs)
+    Cider().compute_score(*tabs)
 
 
 GROUPS: dict[str, Callable[[], None]] = {

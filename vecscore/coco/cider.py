@@ -66,21 +66,31 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
     owner = batch.owner
     hyp_bigrams = np.maximum(lengths[:n_items] - 1, 0) if n >= 2 else np.zeros(n_items, dtype=np.int64)
     ref_bigrams = np.maximum(lengths[n_items:n_scored] - 1, 0) if n >= 2 else np.zeros(n_refs, dtype=np.int64)
-    delta = (hyp_bigrams[owner] - ref_bigrams).astype(np.float64)
-    gauss = {d: np.e ** (-(d ** 2) / (2 * sigma ** 2)) for d in np.unique(delta).tolist()}
-    per_order *= np.array([gauss[d] for d in delta.tolist()], dtype=np.float64)[:, None]
-    return _item_means(per_order, batch.ref_ptr) / np.diff(batch.ref_ptr) * 10.0
+    delta = hyp_bigrams[owner] - ref_bigrams
+    if n_refs:  # the penalty of each distinct difference as pycocoevalcap takes it (Python floats)
+        lo = int(delta.min())
+        penalty = np.array([np.e ** (-(float(d) ** 2) / (2 * sigma ** 2)) for d in range(lo, int(delta.max()) + 1)],
+                           dtype=np.float64)
+        per_order *= penalty[delta - lo][:, None]
+    summed = compiled.ref_sums(per_order, batch.ref_ptr) if got is not None else _ref_sums(per_order, batch.ref_ptr)
+    return _item_means(summed) / np.diff(batch.ref_ptr) * 10.0
 
 
-def _item_means(per_ref: np.ndarray, ref_ptr: np.ndarray) -> np.ndarray:
-    """Per item: its references' rows summed in order, then ``np.mean`` over the orders, with pycocoevalcap's
-    roundings (``np.add.reduceat`` and a mean along an axis may add in another order)."""
-    n_items, n = len(ref_ptr) - 1, per_ref.shape[1]
-    summed = np.zeros((n_items, n), dtype=np.float64)
+def _ref_sums(per_ref: np.ndarray, ref_ptr: np.ndarray) -> np.ndarray:
+    """Per item: its references' rows added one after the other, as pycocoevalcap's ``score += sim(...)``
+    (``np.add.reduceat`` may add in another order)."""
+    summed = np.zeros((len(ref_ptr) - 1, per_ref.shape[1]), dtype=np.float64)
     nrefs = np.diff(ref_ptr)
     for j in range(int(nrefs.max(initial=0))):  # the j-th reference of every item that has one
         has = np.flatnonzero(nrefs > j)
         summed[has] += per_ref[ref_ptr[has] + j]
+    return summed
+
+
+def _item_means(summed: np.ndarray) -> np.ndarray:
+    """``np.mean`` of every row with pycocoevalcap's roundings (a mean along an axis may add in another
+    order)."""
+    n = summed.shape[1]
     if n >= 8:  # np.mean's pairwise sum: row by row (orders of 8 and more are rare)
         return np.array([np.mean(row) for row in summed], dtype=np.float64)
     total = summed[:, 0].copy()  # np.mean of fewer than 8 values adds them one after the other

@@ -193,10 +193,24 @@ def idf_classes(df: np.ndarray, log_n: float) -> tuple[np.ndarray, np.ndarray, n
         return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     present = np.zeros(int(df.max()) + 1, dtype=bool)
     present[df] = True
-    values = np.array([log_n - np.log(max(1.0, float(d))) for d in np.flatnonzero(present).tolist()],
-                      dtype=np.float64)
+    values = log_n - _logs(present.size - 1)[np.flatnonzero(present)]
     cls = (np.cumsum(present) - 1)[df]
     return values[cls], cls, values
+
+
+_LOGS = np.zeros(1, dtype=np.float64)
+
+
+def _logs(top: int) -> np.ndarray:
+    """``np.log(max(1.0, float(d)))`` for ``d = 0..top``, each taken on its own and kept for later calls."""
+    global _LOGS
+    logs = _LOGS  # read once: another thread may replace it meanwhile
+    if top >= logs.size:
+        more = [np.log(max(1.0, float(d))) for d in range(logs.size, max(top + 1, 2 * logs.size))]
+        logs = np.concatenate([logs, np.array(more, dtype=np.float64)])
+        if logs.size > _LOGS.size:
+            _LOGS = logs
+    return logs
 
 
 def square_table(values: np.ndarray, top: int = TABLE_COUNTS) -> np.ndarray:

@@ -12,14 +12,121 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.swar import block_64, ctz, emit_bits, low_bits, popcount, range_bits
 from vecscore.memory import CHUNK_FAILED
 
-__all__ = ["document_frequency", "cider_values"]
+__all__ = ["intern_flat", "gram_keys", "document_frequency", "power_table", "cider_values", "ref_sums", "split_joined",
+           "split_spaces", "split_whitespace", "only_ascii_spaces"]
+
+
+_GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing: the top bits of key * 2^64 / phi pick the slot
+
+
+@jit
+def intern_flat(keys, expected, small):
+    """Dense ids for int64 ``keys`` in order of first occurrence, by one linear-probing table sized for
+    ``expected`` distinct keys and made four times larger (from the start again) when they are more.  A slot
+    holds the key beside its id, so that a lookup reads one place: 16 bytes, or 8 when ``small`` (every key in
+    ``0 .. 2**31 - 1``: key and id packed into one int64).  Returns ``(ids, first)``: ``first[v]`` is the index
+    of the first key with id ``v``.  (At the sizes of one call this beats
+    :func:`vecscore.kernels.intern.intern_keys_chunked`, whose tables start small and whose chunks are
+    merged.)"""
+    n = len(keys)
+    ids = np.empty(n, np.int64)
+    first = np.empty(n, np.int64)
+    bits = 4
+    while (1 << bits) < 2 * min(max(expected, 1), n) + 2:
+        bits += 1
+    while True:
+        nv = _intern_packed(keys, bits, ids, first) if small else _intern_wide(keys, bits, ids, first)
+        if nv >= 0:
+            return ids, first[:nv].copy()
+        bits += 2
+
+
+@jit
+def _intern_wide(keys, bits, ids, first):
+    """:func:`intern_flat` with a table of ``2 ** bits`` slots of (key, id); -1 if it fills past half."""
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    table = np.full(2 << bits, -1, np.int64)  # id -1: free
+    limit = (1 << bits) // 2
+    nv = 0
+    for k in range(len(keys)):
+        key = keys[k]
+        slot = np.int64((np.uint64(key) * np.uint64(_GOLDEN)) >> shift)
+        while True:
+            v = table[2 * slot + 1]
+            if v < 0:
+                if nv == limit:
+                    return -1
+                table[2 * slot] = key
+                table[2 * slot + 1] = nv
+                first[nv] = k
+                v = nv
+                nv += 1
+                break
+            if table[2 * slot] == key:
+                break
+            slot = (slot + 1) & mask
+        ids[k] = v
+    return nv
+
+
+@jit
+def _intern_packed(keys, bits, ids, first):
+    """:func:`intern_flat` with a table of ``2 ** bits`` slots of ``key << 32 | id``; -1 if it fills past
+    half."""
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    table = np.full(1 << bits, -1, np.int64)  # -1: free
+    limit = (1 << bits) // 2
+    nv = 0
+    for k in range(len(keys)):
+        key = keys[k]
+        slot = np.int64((np.uint64(key) * np.uint64(_GOLDEN)) >> shift)
+        while True:
+            entry = table[slot]
+            if entry < 0:
+                if nv == limit:
+                    return -1
+                table[slot] = (key << 32) | nv
+                first[nv] = k
+                v = nv
+                nv += 1
+                break
+            if entry >> 32 == key:
+                v = entry & 0xFFFFFFFF
+                break
+            slot = (slot + 1) & mask
+        ids[k] = v
+    return nv
+
+
+@jit
+def gram_keys(prev, prev_off, tokens, tok_off, order, n_vocab):
+    """The n-grams of ``order`` of every text as exact keys ``prev * n_vocab + last token``, where ``prev`` holds
+    the dense ids of the n-grams one shorter (offsets ``prev_off``) and ``tokens`` the token ids (offsets
+    ``tok_off``).  Returns ``(keys, offsets)``; ``prev``'s ids times ``n_vocab`` must fit in int64."""
+    n = len(tok_off) - 1
+    off = np.empty(n + 1, np.int64)
+    off[0] = 0
+    for t in range(n):
+        off[t + 1] = off[t] + max(tok_off[t + 1] - tok_off[t] - order + 1, 0)
+    keys = np.empty(off[n], np.int64)
+    for t in range(n):
+        p = prev[prev_off[t]:prev_off[t] + off[t + 1] - off[t]]
+        w = tokens[tok_off[t] + order - 1:tok_off[t] + order - 1 + off[t + 1] - off[t]]
+        out = keys[off[t]:off[t + 1]]
+        for j in range(len(out)):
+            out[j] = p[j] * n_vocab + w[j]
+    return keys, off
 
 
 @jit(parallel=True)
-def document_frequency(grams, goff, doc_of_text, n_grams, n_chunks):
-    """``df[g]``: how many documents hold n-gram ``g`` in one of their texts.
+def document_frequency(grams, goff, doc_of_text, n_grams, n_scored, n_chunks):
+    """``(df, most)``: ``df[g]``, how many documents hold n-gram ``g`` in one of their texts, and ``most``, the
+    largest count of one n-gram in one of the first ``n_scored`` texts.
 
     ``doc_of_text[t]`` is text ``t``'s document (``-1``: not counted); a document's texts must be
     consecutive (an n-gram seen again in the same document is recognised by the last document that
@@ -35,21 +142,58 @@ def document_frequency(grams, goff, doc_of_text, n_grams, n_chunks):
         bounds[c] = t
     bounds[n_chunks] = n_texts
     parts = np.zeros((n_chunks, n_grams), np.int32)
+    most = np.zeros(n_chunks, np.int64)
     for c in prange(n_chunks):
         last = np.full(n_grams, -1, np.int64)
+        count = np.zeros(n_grams, np.int32)
         df = parts[c]
+        top = 0
         for t in range(bounds[c], bounds[c + 1]):
             d = doc_of_text[t]
+            g_t = grams[goff[t]:goff[t + 1]]
+            if t < n_scored:
+                for p in range(len(g_t)):
+                    count[g_t[p]] += 1
+                for p in range(len(g_t)):
+                    top = max(top, count[g_t[p]])
+                    count[g_t[p]] = 0
             if d < 0:
                 continue
-            for p in range(goff[t], goff[t + 1]):
-                g = grams[p]
+            for p in range(len(g_t)):
+                g = g_t[p]
                 if last[g] != d:
                     last[g] = d
                     df[g] += 1
+        most[c] = top
     out = np.zeros(n_grams, np.int64)
     for c in range(n_chunks):
         out += parts[c]
+    return out, most.max()
+
+
+@jit
+def power_table(values, top, exponent):
+    """``table[k, j] = pow(k * values[j], exponent)`` for ``k = 0..top``, by the C library's ``pow`` (as
+    ``math.pow`` and NumPy's scalar power call it; the exponent is passed at run time, so that the compiler
+    cannot turn ``pow(w, 2)`` into ``w * w``, which differs in the last bit for about 1 weight in 1,300)."""
+    out = np.empty((top + 1, len(values)), np.float64)
+    for k in range(top + 1):
+        for j in range(len(values)):
+            out[k, j] = (k * values[j]) ** exponent
+    return out
+
+
+@jit
+def ref_sums(per_ref, ref_ptr):
+    """Per item, its references' rows (``per_ref[ref_ptr[i]:ref_ptr[i + 1]]``) added one after the other from
+    0.0, as pycocoevalcap adds its ``score += sim(...)``."""
+    n_items = len(ref_ptr) - 1
+    out = np.zeros((n_items, per_ref.shape[1]), np.float64)
+    for i in range(n_items):
+        row = out[i]
+        for r in range(ref_ptr[i], ref_ptr[i + 1]):
+            for k in range(len(row)):
+                row[k] += per_ref[r, k]
     return out
 
 
@@ -142,6 +286,85 @@ def _cider_chunk_body(grams, goff, ref_ptr, idf, idf_class, squares, square1, n_
                 val /= norm_h * norm_r
             out[r] = val
     return 0
+
+
+@jit
+def split_joined(buf, n_texts, keep_empty):
+    """:func:`split_spaces` of ``n_texts`` texts joined by NUL bytes (which they do not hold), 64 bytes at a
+    time: the separators of a block as the bits of one word, its tokens' starts and ends walked bit by bit
+    (no branch per byte).  Returns ``(starts, ends, tok_offsets)``."""
+    size = len(buf)
+    addr = buf.ctypes.data
+    pad = np.empty(64, np.uint8)
+    n_blocks = (size + 63) // 64
+    one = np.uint64(1)
+    # pass 1: how many tokens
+    n_tok = 0
+    prev = one  # the byte before the block is a separator (the buffer's start counts as one)
+    for b in range(n_blocks):
+        base = b * 64
+        a = block_64(buf, addr, base, pad)
+        sep = range_bits(a, 0x20, 0x20) | range_bits(a, 0, 0)
+        if base + 64 > size:
+            sep |= ~low_bits(size - base)
+        if keep_empty:
+            n_tok += popcount(sep & low_bits(size - base))
+        else:
+            n_tok += popcount(~sep & ((sep << one) | prev))
+        prev = sep >> np.uint64(63)
+    if keep_empty:
+        n_tok += 1
+    starts = np.empty(n_tok + 1, np.int64)
+    ends = np.empty(n_tok + 1, np.int64)
+    tok_offsets = np.empty(n_texts + 1, np.int64)
+    tok_offsets[0] = 0
+    t = 1  # the next text whose first token is to be found
+    k = 0  # tokens started
+    e = 0  # tokens ended
+    if keep_empty:
+        starts[0] = 0
+        k = 1
+    prev = one
+    for b in range(n_blocks):
+        base = b * 64
+        a = block_64(buf, addr, base, pad)
+        nul = range_bits(a, 0, 0)
+        sep = range_bits(a, 0x20, 0x20) | nul
+        if base + 64 > size:
+            live = low_bits(size - base)
+            nul &= live
+            sep |= ~live
+        if keep_empty:  # every separator ends a token and starts the next
+            sep &= low_bits(size - base)
+            while nul != 0:  # the tokens before a NUL are its text's
+                j = ctz(nul)
+                tok_offsets[t] = k + popcount(sep & low_bits(j))
+                t += 1
+                nul &= nul - one
+            while sep != 0:
+                j = ctz(sep)
+                ends[e] = base + j
+                starts[k] = base + j + 1
+                e += 1
+                k += 1
+                sep &= sep - one
+        else:
+            before = (sep << one) | prev
+            first = ~sep & before
+            last = sep & ~before
+            while nul != 0:
+                j = ctz(nul)
+                tok_offsets[t] = k + popcount(first & low_bits(j))
+                t += 1
+                nul &= nul - one
+            k = emit_bits(first, base, starts, k)
+            e = emit_bits(last, base, ends, e)
+            prev = sep >> np.uint64(63)
+    if e < k:  # the last token runs to the end of the buffer
+        ends[e] = size
+        e += 1
+    tok_offsets[n_texts] = k
+    return starts[:k], ends[:k], tok_offsets
 
 
 @jit(parallel=True)
@@ -277,12 +500,18 @@ def split_whitespace(buf, lo, hi):
 @jit
 def only_ascii_spaces(buf):
     """Whether the only whitespace characters (``str.isspace()``) in ``buf`` are ASCII spaces: then
-    ``str.split()``'s tokens are ``str.split(" ")``'s without the empty ones."""
+    ``str.split()``'s tokens are ``str.split(" ")``'s without the empty ones.  (One branch-free pass counts
+    the other ASCII whitespace and the bytes that may start a non-ASCII one; only those are looked at then.)"""
+    other = 0
+    lead = 0
     for q in range(len(buf)):
         b = buf[q]
-        if b < 0x20:
-            if 0x09 <= b <= 0x0D or b >= 0x1C:
+        other += ((b >= 0x09) & (b <= 0x0D)) | ((b >= 0x1C) & (b <= 0x1F))
+        lead += (b >= 0xC2) & (b <= 0xE3)
+    if other:
+        return False
+    if lead:
+        for q in range(len(buf)):
+            if 0xC2 <= buf[q] <= 0xE3 and _space_bytes(buf, q):
                 return False
-        elif 0xC2 <= b <= 0xE3 and _space_bytes(buf, q):
-            return False
     return True
