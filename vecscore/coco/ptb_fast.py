@@ -201,10 +201,13 @@ class FastPath:
         mark[pos[hyphen & ~((prev & _ALNUM) != 0)]] = 0
         mark[pos[hyphen & before_pound & ((prev & _ALNUM) != 0)]] = ord(" ")
         mark[pos[pound & ~glued_pound]] = ord("#")
-        mark[pos[kind == _SP]] = 0  # the first of two spaces
-        # lines to tidy: blanks at their ends, a dropped piece at their start
-        untidy = [pos[(kind == _NL) & (nxt == 1 << _SP)] + 1, pos[(kind == _NL) & (prev == 1 << _SP)] - 1,
-                  pos[starts & (prev == 1 << _NL)]]
+        # spaces: the first of two, the first and last of a line
+        mark[pos[kind == _SP]] = 0
+        mark[pos[(kind == _NL) & (nxt == 1 << _SP)] + 1] = 0
+        mark[pos[(kind == _NL) & (prev == 1 << _SP)] - 1] = 0
+        # lines left to tidy: two spaces at their start, a dropped piece at their start (after a space or not)
+        untidy = [pos[(kind == _NL) & (nxt == 1 << _SP) & (nxt2 == 1 << _SP)] + 1,
+                  pos[starts & ((prev == 1 << _NL) | (prev == 1 << _SP) & (prev2 == 1 << _NL))]]
         # clitics: "n't" marked "\x01\x02" (" n't" once replaced)
         quotes = []
         for i in pos[kind == _APOS].tolist():
@@ -220,7 +223,7 @@ class FastPath:
                 if i == start and stop == start + 1:  # a piece "'": dropped with the space before it
                     if raw[start - 1] == 0x20:
                         marked[start - 1] = 0
-                    else:
+                    if raw[start - 1] != 0x20 or raw[start - 2] == 0x0A:  # at the line's start
                         untidy.append(np.array([i]))
             elif raw[i + 1] in b"tT" and raw[i - 1] in b"nN":
                 marked[i - 1:i + 1] = b"\x01\x02"
