@@ -7,8 +7,9 @@ Data (``../shared/data/e2e-nlg-challenge``: 630 inputs, 1-45 crowd-sourced refer
   ``i % 630`` against 5 of that input's references, rotated by ``i // 630`` (so items differ).
 
 Texts are the E2E texts as they are (cased, with punctuation), split on whitespace by both sides, as the
-scorers are used after any tokenizer.  ``--ptb`` also times the PTB tokenizer: pycocoevalcap's Java round trip
-(``PTBTokenizer().tokenize``) against :func:`vecscore.coco.ptb_tokenize`, first call and repeated call.
+scorers are used after any tokenizer.  ``--ptb`` also times the PTB tokenizer (:func:`bench_ptb`):
+pycocoevalcap's Java round trip (``PTBTokenizer().tokenize``) against :class:`vecscore.coco.ptb.PTBTokenizer` on
+the distinct E2E texts, one E2E system's two calls and the 25k set (``--sets ""`` times the tokenizer alone).
 
 Every timing is the best of ``--repeat`` runs of vecscore (one run of pycocoevalcap, which is slow), wall
 seconds, with ``os.getloadavg()``, on both of vecscore.coco's routes: ``plain`` (NumPy on one thread, no numba:
@@ -98,62 +99,63 @@ def compare(name: str, gts: dict, res: dict, repeat: int, routes: tuple[str, ...
     return out
 
 
-def bench_ptb(gts: dict, res: dict, repeat: int) -> None:
-    """pycocoevalcap's Java round trip against vecscore's PTB tokenizer on the same dict: vecscore's first call in
-    this process (caches cleared, lexer rules compiled in the call), a warm call (rules compiled, the caches of
-    captions and pieces cleared: new captions in a warm process) and its repeated call (cached lines), then the
-    first call on all distinct E2E texts (21 systems' outputs and all references) in a fresh process (no
-    repeats)."""
+def ptb_sets(data: Path = DATA) -> dict[str, dict]:
+    """The PTB tokenizer's inputs, as pycocoevalcap gets them (``{id: [{"caption": ...}]}``): ``distinct`` the
+    16,570 distinct E2E texts (all references and the 21 systems' outputs), one per id; ``refs`` and ``outputs`` the
+    two calls coco-caption's evaluation makes for one E2E system (its 630 items' 4,693 references, its 630 outputs);
+    ``25k`` the 25k set's 150,000 captions (5 references and 1 output per item; each text ~9 times)."""
+    refs, systems = e2e(data)
+    texts = list(dict.fromkeys([r for b in refs for r in b] + [t for v in systems.values() for t in v]))
+    first = systems[sorted(systems)[0]]
+    gts, res = items_25k(refs, systems)
+    big = {k: [{"caption": c} for c in v] for k, v in gts.items()}
+    big.update({f"h{k}": [{"caption": c} for c in v] for k, v in res.items()})
+    return {"distinct": {i: [{"caption": t}] for i, t in enumerate(texts)},
+            "refs": {i: [{"caption": r} for r in block] for i, block in enumerate(refs)},
+            "outputs": {i: [{"caption": t}] for i, t in enumerate(first)},
+            "25k": big}
+
+
+def bench_ptb(repeat: int, names: tuple[str, ...] = ("distinct", "refs", "outputs", "25k")) -> None:
+    """pycocoevalcap's Java round trip (``PTBTokenizer().tokenize``, JVM start included) against vecscore's PTB
+    tokenizer on each of :func:`ptb_sets`: vecscore's first call in a fresh process (lexer rules compiled in the
+    call), warm (rules compiled, every caption-level cache cleared before each call: new captions in a warm
+    process) and repeated (the captions' lines cached), best of ``repeat``.  The tokens are checked against the
+    jar's."""
     import subprocess
     import sys
-    import time
 
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer as Java
 
     from vecscore.coco import ptb
 
-    def report(name: str, n: int, t_java: float, t_first: float, t_warm: float | None = None,
-               t_again: float | None = None) -> None:
-        pairs = (("warm", t_warm), ("repeated", t_again))
-        more = "".join(f"  {what} {t:.3f} s (x{t_java / t:.1f})" for what, t in pairs if t is not None)
-        print(f"{'PTB':>10} {name} {n} captions: jar {t_java:.2f} s  vecscore first call {t_first:.3f} s "
-              f"(x{t_java / t_first:.1f}){more}  [{load()}]", flush=True)
+    sets = ptb_sets()
+    for name in names:
+        caps = sets[name]
+        n = sum(len(v) for v in caps.values())
+        t_java, want = timed(lambda: Java().tokenize(caps), 1)
+        load_java = load()
+        child = ("import time, json, sys; from benchmarks.bench_coco import ptb_sets; from vecscore.coco import ptb; "
+                 f"caps = ptb_sets()[{name!r}]; t = time.perf_counter(); out = ptb.PTBTokenizer().tokenize(caps); "
+                 "t = time.perf_counter() - t; json.dump([t, list(out.items())], sys.stdout)")
+        proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).resolve().parents[1])
+        t_first, items = json.loads(proc.stdout)
+        load_first = load()
+        ptb.PTBTokenizer().tokenize(sets["distinct"])  # the rules of the lexer's route compiled
 
-    caps = {k: [{"caption": c} for c in v] for k, v in gts.items()}
-    caps.update({f"h{k}": [{"caption": c} for c in v] for k, v in res.items()})
-    n = sum(len(v) for v in caps.values())
-    t_java, want = timed(lambda: Java().tokenize(caps), 1)
-    fresh = not ptb._compiled
-    ptb.clear_cache()
-    t_first, got = timed(lambda: ptb.PTBTokenizer().tokenize(caps), 1)
-    t_again, again = timed(lambda: ptb.PTBTokenizer().tokenize(caps), repeat)
+        def warm():
+            ptb.clear_cache()
+            return ptb.PTBTokenizer().tokenize(caps)
 
-    def warm():
-        ptb.clear_cache()
-        return ptb.PTBTokenizer().tokenize(caps)
-
-    t_warm, warmed = timed(warm, repeat)
-    if got != want or again != want or warmed != want:
-        raise SystemExit("PTB tokens differ from the jar's")
-    report("25k" + ("" if fresh else " (rules compiled before)"), n, t_java, t_first, t_warm, t_again)
-
-    refs, systems = e2e()
-    texts = list(dict.fromkeys([r for block in refs for r in block] + [t for v in systems.values() for t in v]))
-    distinct = {i: [{"caption": t}] for i, t in enumerate(texts)}
-    t_java, want = timed(lambda: Java().tokenize(distinct), 1)
-    child = ("import time, json, sys; from benchmarks.bench_coco import e2e; from vecscore.coco import ptb; "
-             "refs, systems = e2e(); texts = list(dict.fromkeys([r for b in refs for r in b] + "
-             "[t for v in systems.values() for t in v])); d = {i: [{'caption': t}] for i, t in enumerate(texts)}; "
-             "t = time.perf_counter(); out = ptb.PTBTokenizer().tokenize(d); t = time.perf_counter() - t; "
-             "json.dump([t, [out[i][0] for i in range(len(texts))]], sys.stdout)")
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).resolve().parents[1])
-    t_first, lines = json.loads(proc.stdout)
-    if lines != [want[i][0] for i in range(len(texts))]:
-        raise SystemExit("PTB tokens differ from the jar's (distinct E2E texts)")
-    report(f"distinct E2E, fresh process ({time.perf_counter() - started:.1f} s with start-up),", len(texts),
-           t_java, t_first)
+        t_warm, warmed = timed(warm, repeat)
+        t_again, again = timed(lambda: ptb.PTBTokenizer().tokenize(caps), repeat)
+        if warmed != want or again != want or items != [list(kv) for kv in want.items()]:
+            raise SystemExit(f"PTB tokens differ from the jar's ({name})")
+        print(f"{'PTB':>10} {name} ({n:,d} captions, {len(caps):,d} ids): jar {t_java:.3f} s [{load_java}]  "
+              f"vecscore first call {t_first:.4f} s (x{t_java / t_first:.1f}) [{load_first}]  "
+              f"warm {t_warm:.4f} s (x{t_java / t_warm:.1f})  repeated {t_again:.4f} s (x{t_java / t_again:.1f})  "
+              f"[{load()}]", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"vecscore.coco vs pycocoevalcap 1.2; plain = NumPy on 1 thread, compiled = vecscore's kernels on "
           f"{numba.get_num_threads()} threads; [{load()}]")
-    sets = args.sets.split(",")
+    sets = args.sets.split(",") if args.sets else []
     if "e2e" in sets:
         totals: dict = {}
         for name in sorted(systems)[: args.systems]:
@@ -186,8 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     if "25k" in sets:
         gts, res = items_25k(refs, systems)
         compare("25k x 5", gts, res, args.repeat)
-        if args.ptb:
-            bench_ptb(gts, res, args.repeat)
+    if args.ptb:
+        bench_ptb(args.repeat)
     return 0
 
 

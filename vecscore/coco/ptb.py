@@ -840,9 +840,12 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
                 del cache[c]
     lines: list[str | None] = list(map(cache.get, captions))
     last = len(captions) - 1
-    lines[last] = None  # the last caption ends the text: never taken from the cache
-    i = lines.index(None)
-    while True:  # captions whose line may depend on what follows them: lexed in place
+    # the last caption ends the text: never taken from the cache; the bulk route's lines hold at the end too, but
+    # for clitics ("it'll" at the very end is "it `ll")
+    final, outside = _FAST.lines(captions[last:])
+    lines[last] = None if outside or "'" in captions[last] else final[0]
+    for i in list(compress(range(len(lines)), map(is_, lines, repeat(None)))):
+        # captions whose line may depend on what follows them: lexed in place
         line = cache.get(captions[i]) if i < last else None  # a repeat within this call
         if line is None:
             doc = _context(captions, i)
@@ -852,9 +855,7 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
             if context_free and i < last:
                 _store(cache, captions[i], line)
         lines[i] = line
-        if i == last:
-            return lines  # type: ignore[return-value]
-        i = lines.index(None, i + 1)
+    return lines  # type: ignore[return-value]
 
 
 def _context(captions: list[str], i: int) -> str:
