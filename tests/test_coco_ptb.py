@@ -249,6 +249,8 @@ def _fast_class_piece(rng: random.Random, odd: float) -> str:
         return rng.choice(_PUNCT[:7] if rng.random() > odd else _PUNCT)
     if roll < 0.2:
         return rng.choice(["£", "£", "-£", "'"]) + rng.choice(_NUMBERS[:2] + _WORDS[:8] + ["", ""])
+    if roll < 0.23:  # clitics as tokens already ("you 're", "do n't")
+        return rng.choice(_CLITICS) + rng.choice(["", "", "", "x", "."])
     parts = [rng.choice(_WORDS if rng.random() < 0.75 else _NUMBERS[:12] if rng.random() < odd else _NUMBERS[:2])]
     while rng.random() < 0.3:  # compounds and glued oddities
         parts.append(rng.choice(_GLUE) if rng.random() < odd else "-")

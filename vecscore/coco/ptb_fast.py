@@ -82,6 +82,7 @@ _LETTER = rb"[a-z\xaa\xb5\xba\xc0-\xd6\xd8-\xf6\xf8-\xff]"
 # after a word of two letters or more other than ol', Dunkin', somethin'
 _APOSTROPHES = re.compile(
     rb"(?P<clitic>(?!cont'd)[a-z]{2,}'(?:s|re|ll|m|ve|d)|[a-z]*[a-mo-z]n't)[.,;:?!]*"
+    rb"|(?P<alone>'(?:s|re|ll|m|ve|d)|n't)[.,;:?!]*"
     rb"|(?P<quotes>'|'(?!em|til|cause|twas|tis)(?=[a-z]{2})(?!(?:dunkin|somethin)')" + _LETTER + rb"{3,}'?"
     rb"|(?!(?:ol|dunkin|somethin)')" + _LETTER + rb"{2,}')[.,;:?!]*", re.IGNORECASE)
 
@@ -220,11 +221,13 @@ class FastPath:
                 spots.append(np.array([i]))
             elif m.lastgroup == "quotes":
                 quotes.append(i)
-                if i == start and stop == start + 1:  # a piece "'": dropped with the space before it
+                if m.group("quotes") == b"'":  # a piece of "'" and punctuation: dropped with the space before it
                     if raw[start - 1] == 0x20:
                         marked[start - 1] = 0
                     if raw[start - 1] != 0x20 or raw[start - 2] == 0x0A:  # at the line's start
                         untidy.append(np.array([i]))
+            elif m.lastgroup == "alone":  # a clitic token already ("you 're", "do n't"), kept as it is
+                marked[i] = 2
             elif raw[i + 1] in b"tT" and raw[i - 1] in b"nN":
                 marked[i - 1:i + 1] = b"\x01\x02"
         mark[quotes] = 0
@@ -235,7 +238,9 @@ class FastPath:
         if b"'" in out:
             out = out.replace(b"'", b" '")
         if b"\x01" in out:
-            out = out.replace(b"\x01", b" n").replace(b"\x02", b"'")
+            out = out.replace(b"\x01", b" n")
+        if b"\x02" in out:
+            out = out.replace(b"\x02", b"'")
         lines = out.decode("latin-1").split("\n")
         breaks = pos[kind == _NL]
         for i in np.unique(np.searchsorted(breaks, np.concatenate(untidy))).tolist():
