@@ -1,17 +1,20 @@
 """The bulk route of :mod:`vecscore.coco.ptb`: a batch of captions tokenized by a few C and NumPy passes over its text.
 
-Most captions of the caption sets are words, numbers, hyphenated compounds, clitics (``it's``, ``isn't``) and
-sentence punctuation.  For such a caption the jar's output line is the caption lower-cased, with ``£`` made a ``#``
-token, clitics split off (``it 's``, ``is n't``) and its punctuation tokens (``.``, ``,``, ``;``, ``:``, ``?``,
-``!``, ``-``, ``--``, ``...``) removed.  :meth:`FastPath.lines` does that for a whole batch at once on its Latin-1
-bytes and reports which captions are outside the covered class; the caller lexes those with the full lexer.
+Most captions of the caption sets are words, numbers, hyphenated compounds, clitics (``it's``, ``isn't``), quotes
+and sentence punctuation.  For such a caption the jar's output line is the caption lower-cased, with ``£`` made a
+``#`` token, clitics split off (``it 's``, ``is n't``) and its punctuation tokens (``.``, ``,``, ``;``, ``:``, ``?``,
+``!``, ``-``, ``--``, ``...``, the quotes' backtick and ``'``) removed.  :meth:`FastPath.lines` does that for a whole
+batch at once on its Latin-1 bytes and reports which captions are outside the covered class; the caller lexes those
+with the full lexer.
 
-How: one ``bytes.translate`` gives each byte's class; the bytes that are neither letters nor spaces, and doubled
-spaces and doubled ``n``/``t``/``m`` (which ``cannot``, ``gonna``, ... hold), are the *spots* (about one byte in
-twenty), and every rule below is checked with NumPy on the spots and their neighbours only.  The output is the text
-with a few bytes marked (spaces before a dropped piece, stand-alone hyphens, clitics), lower-cased and stripped of
-the marks and punctuation by one more ``translate``, and split into lines; lines left with stray spaces are tidied
-one by one.
+How: the captions are done in chunks of about 256k characters (their buffers stay in the processor's caches).  One
+``bytes.translate`` gives each byte's class; the bytes that are neither letters nor spaces, and doubled bytes (two
+spaces; the ``nn``/``tt``/``mm`` of ``cannot``, ``gonna``, ...) are the *spots* (about one byte in twenty), and every
+rule below is checked with NumPy on the spots and their neighbours only (a word before a period is read as one
+8-byte integer and looked up among the stems').  The output is the text with a few bytes marked (spaces to drop,
+stand-alone hyphens, quotes, clitics), lower-cased and stripped of the marks and punctuation by one more
+``translate``, given the few insertions (``# ``, `` '``, `` n't``) by ``bytes.replace`` and split into lines; lines
+left with stray spaces (a dropped piece or two spaces at their start) are tidied one by one.
 
 The covered class (a caption is *safe* when all of this holds; anything else sends it to the lexer):
 
@@ -23,18 +26,25 @@ The covered class (a caption is *safe* when all of this holds; anything else sen
 * a ``.`` that follows a letter does not end a run of letters that is a single letter or one of the lexer's
   abbreviation stems (``etc.``, ``Mr.``, ``no.``: those tokens keep their period and may depend on the next
   caption);
-* a ``-`` joins two letters or digits (``family-friendly``, ``20-25``: one token, whatever the rule) or is a whole
-  piece ``-`` or ``--``;
-* a ``£`` starts a piece and is followed by a letter, a digit, a space, punctuation or the end;
-* an apostrophe is a clitic: its piece is two or more ASCII letters and ``'s``, ``'re``, ``'ll``, ``'m``, ``'ve``
-  or ``'d``, or ASCII letters ending with a letter other than ``n`` followed by ``n't``, then punctuation only
-  (not ``cont'd``, one token for the lexer);
+* a ``-`` joins two letters or digits (``family-friendly``, ``20-25``: one token, whatever the rule), is a whole
+  piece ``-`` or ``--``, or comes before a ``£`` after a letter, a digit or a space (``£20-£25``: a ``-`` token;
+  not after ``pro`` or ``anti``, which make ``pro-`` and ``anti-`` tokens);
+* a ``£`` starts a piece or follows such a hyphen, and is followed by a letter, a digit, a space, punctuation or
+  the end;
+* an apostrophe's piece (up to its final punctuation) is a clitic (two or more ASCII letters and ``'s``, ``'re``,
+  ``'ll``, ``'m``, ``'ve`` or ``'d``, or ASCII letters ending with a letter other than ``n`` and ``n't``; not
+  ``cont'd``, one token for the lexer), a clitic alone (``'re``, ``n't``: pre-tokenized text), a ``'`` alone, an
+  opening quote before three letters or more whose first two are ASCII (not ``'em``, ``'til``, ``'cause``,
+  ``'twas``, ``'tis``, which the lexer keeps), possibly closed after them, or a closing quote after two letters or
+  more (not ``ol'``, ``Dunkin'``, ``somethin'``);
 * no digit, space, digit (phone numbers and fractions span a space), and none of ``cannot``, ``gonna``, ``gotta``,
   ``lemme``, ``gimme``, ``wanna`` (which the lexer splits) occurs in it.
 
 In that class every token lies inside one piece (text between spaces), no rule looks past a space, and no rule's
-choice depends on letter case, so each safe caption's line depends on its text alone.  ``tests/test_coco_ptb.py``
-checks the route against the lexer on random captions built from the class and its edges, and against the jar.
+choice depends on letter case, so each safe caption's line depends on its text alone, and it is the same at the end
+of the text unless it holds an apostrophe (``it'll`` at the very end is ``it `ll``).  ``tests/test_coco_ptb.py``
+checks the route against the lexer (in context and at the end of the text) on random captions built from the class
+and its edges, and against the jar.
 """
 from __future__ import annotations
 
