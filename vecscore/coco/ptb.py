@@ -843,7 +843,8 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
         if None in found:
             for c in compress(missing, map(is_, found, repeat(None))):
                 del cache[c]
-    lines: list[str | None] = list(map(cache.get, captions))
+    # all the captions distinct and new: their lines are those found
+    lines: list[str | None] = found if len(missing) == len(captions) else list(map(cache.get, captions))
     last = len(captions) - 1
     # the last caption ends the text: never taken from the cache; the bulk route's lines hold at the end too, but
     # for clitics ("it'll" at the very end is "it `ll")
