@@ -764,17 +764,21 @@ def _piece_alone(text: str) -> str:
     return _fragment(tokens)
 
 
-def _distinct_lines(captions: list[str], text: str) -> list[str | None]:
-    """The lines of distinct captions free of line breaks (``text`` is them joined by "\\n") where they depend
-    on the caption alone (as long as it is not the last of its batch), None where they may not.
+def _distinct_lines(captions: list[str]) -> list[str | None] | None:
+    """The lines of distinct captions free of "\\n" where they depend on the caption alone (as long as it is not
+    the last of its batch), None where they may not; None if a caption holds another line break (then the whole text
+    is lexed as one).
 
     The captions of the bulk route's class (:mod:`vecscore.coco.ptb_fast`) are done by a few passes over the whole
-    text, the others by :func:`_piece_lines`."""
+    text, the others by :func:`_piece_lines` (other line breaks are outside the class)."""
     lines: list[str | None]
     lines, risky = _FAST.lines(captions)  # type: ignore[assignment]
     if risky:
         others = [captions[i] for i in risky]
-        for i, line in zip(risky, _piece_lines(others, "\n".join(others))):
+        text = "\n".join(others)
+        if any(c in text for c in _OTHER_NEWLINES):
+            return None
+        for i, line in zip(risky, _piece_lines(others, text)):
             lines[i] = line
     return lines
 
@@ -828,15 +832,15 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
         finally:
             gc.enable()
     cache = _caption_cache
-    missing = list(filterfalse(cache.__contains__, dict.fromkeys(captions)))
+    missing = list(filterfalse(cache.__contains__, dict.fromkeys(captions)) if cache else dict.fromkeys(captions))
     if any(map(contains, missing, repeat("\n"))):  # pycocoevalcap replaces "\n" inside a caption by a space
         captions = [c.replace("\n", " ") for c in captions]
         missing = list(filterfalse(cache.__contains__, dict.fromkeys(captions)))
+    found: list[str | None] | None = None
     if missing:
-        text = "\n".join(missing)
-        if any(c in text for c in _OTHER_NEWLINES):
+        found = _distinct_lines(missing)
+        if found is None:  # other line breaks
             return _document_lines("\n".join(captions))
-        found = _distinct_lines(missing, text)
         if len(cache) + len(missing) > _CACHE_LIMIT:
             cache.clear()
         cache.update(zip(missing, found))  # type: ignore[arg-type]  # the None lines are taken out below
@@ -844,7 +848,7 @@ def _tokenize_lines(captions: list[str]) -> list[str]:
             for c in compress(missing, map(is_, found, repeat(None))):
                 del cache[c]
     # all the captions distinct and new: their lines are those found
-    lines: list[str | None] = found if len(missing) == len(captions) else list(map(cache.get, captions))
+    lines = found if found is not None and len(missing) == len(captions) else list(map(cache.get, captions))
     last = len(captions) - 1
     # the last caption ends the text: never taken from the cache; the bulk route's lines hold at the end too, but
     # for clitics ("it'll" at the very end is "it `ll")
