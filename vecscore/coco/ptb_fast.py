@@ -130,6 +130,8 @@ class FastPath:
         hold through the passes."""
         lines: list[str] = []
         risky: list[int] = []
+        if not captions:
+            return lines, risky
         chunks = sum(map(len, captions)) // _CHUNK + 1
         step = -(-len(captions) // chunks)
         for start in range(0, len(captions), step):
