@@ -148,6 +148,14 @@ def test_adversarial_strings(coco_route):
         _assert_same({0: gts[i]}, {0: res[i]}, exact=True)
 
 
+def test_lone_surrogates(coco_route):
+    """A lone surrogate is a character of a Python str to pycocoevalcap's split(): the values are its values on
+    both routes (the compiled route, which reads UTF-8, hands such a call to NumPy)."""
+    gts = {0: ["a \ud800 b c", "x y"], 1: ["d e \udfff"], 2: ["a b"]}
+    res = {0: ["a \ud800 b"], 1: ["d \udfff"], 2: ["a"]}
+    _assert_same(gts, res, exact=True)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_bleu_orders(shared_data, n):
     refs, systems = _e2e(shared_data)

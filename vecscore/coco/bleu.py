@@ -64,12 +64,23 @@ def compiled_ready(batch: Items) -> bool:
     return background.kind_ready(KIND)
 
 
-def _compiled_stats(batch: Items, n: int) -> BleuStats:
-    from vecscore.bleu.api import bleu_statistics
+def _compiled_stats(batch: Items, n: int) -> BleuStats | None:
+    """The statistics from vecscore's per-pair BLEU kernel (the texts are checked ``str`` already); ``None``
+    where a text cannot be encoded as UTF-8 (a lone surrogate), which only the NumPy route reads."""
+    from vecscore import route
+    from vecscore.bleu.direct import direct_stats
+    from vecscore.errors import VecscoreError
 
     ptr = batch.ref_ptr.tolist()
     refs = [batch.refs[a:b] for a, b in zip(ptr[:-1], ptr[1:])]
-    s = bleu_statistics(batch.hyps, refs, tokenize="none", max_ngram_order=n, refs_layout="per-example")
+    try:
+        s = direct_stats(batch.hyps, refs, tokenize="none", lowercase=False, max_order=n, brevity_penalty="closest",
+                         refs_layout="per-example")
+    except (UnicodeError, VecscoreError):
+        return None
+    if s is None:  # pragma: no cover - tokenize="none" is one of the kernel's modes
+        return None
+    route.note_compiled(KIND)
     return BleuStats(s.correct, s.total, s.sys_len, s.ref_len)
 
 
@@ -81,7 +92,9 @@ def bleu_stats(batch: Items, n: int = 4, table: Grams | None = None) -> BleuStat
     both give the same integers."""
     n_items = batch.n
     if n_items and compiled_ready(batch):
-        return _compiled_stats(batch, n)
+        got = _compiled_stats(batch, n)
+        if got is not None:
+            return got
     if table is None:
         table = grams(batch.hyps + batch.refs, n, keep=False)
     if table.n_texts != n_items + len(batch.refs) or table.n_orders < n:

@@ -49,15 +49,19 @@ def _note(kind: tuple) -> None:
     route.note_compiled(kind)
 
 
-def token_ids(texts: list[str], sep: str | None = None) -> Tokens:
+def token_ids(texts: list[str], sep: str | None = None) -> Tokens | None:
     """``text.split(sep)`` of every text (``sep``: ``None`` or ``" "``) as dense ids shared by the batch (equal
-    strings, equal ids)."""
+    strings, equal ids); ``None`` when a text cannot be encoded as UTF-8 (a lone surrogate: the NumPy route,
+    which splits the ``str`` itself, takes those)."""
     from vecscore.engine.batch import intern
     from vecscore.kernels.coco import intern_flat, only_ascii_spaces, split_joined, split_spaces, split_whitespace
     from vecscore.kernels.intern import IDENTITY, spans_match_first, token_keys
     from vecscore.text.spans import TokenSpans
 
-    buf, lo, hi, joined = encode(texts)
+    got = encode(texts)
+    if got is None:
+        return None
+    buf, lo, hi, joined = got
     if sep is None and not only_ascii_spaces(buf):
         spans = TokenSpans(buf, *split_whitespace(buf, lo, hi))
     elif joined:  # str.split() is then split(" ") without the empty tokens
@@ -77,8 +81,9 @@ def token_ids(texts: list[str], sep: str | None = None) -> Tokens:
 _EXPECTED_TOKENS = 1 << 13
 
 
-def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """``(buf, lo, hi, joined)``: the texts in one UTF-8 buffer, text ``i`` at ``buf[lo[i]:hi[i]]``.
+def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+    """``(buf, lo, hi, joined)``: the texts in one UTF-8 buffer, text ``i`` at ``buf[lo[i]:hi[i]]``; ``None``
+    when a text holds a lone surrogate.
 
     The texts joined by NUL characters and encoded by one call (an ASCII batch is read in place), the bounds
     found by a kernel (``joined``); when a text holds a NUL itself, each text is encoded on its own, with
@@ -91,22 +96,30 @@ def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         joined = "\x00".join(texts)
         buf = ascii_view(joined) if joined.isascii() else None
         if buf is None:
-            buf = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+            try:
+                buf = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+            except UnicodeEncodeError:
+                return None
         off = nul_offsets(buf, n)  # empty when a text holds a NUL itself
         if off.size:
             hi = off[1:] - 1
             hi[-1] = off[-1]
             return buf, off[:-1], hi, True
-    buf, off = encode_texts(texts)
+    try:
+        buf, off = encode_texts(texts)
+    except UnicodeEncodeError:
+        return None
     return buf, off[:-1], off[1:], False
 
 
-def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`vecscore.coco.rouge_l.lcs_rows` by the kernels."""
+def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`vecscore.coco.rouge_l.lcs_rows` by the kernels; ``None`` where :func:`token_ids` declines."""
     from vecscore.kernels.lcs import lcs_length_pairs
 
     n = batch.n
     toks = token_ids(batch.hyps + batch.refs, sep=" ")
+    if toks is None:
+        return None
     lengths = toks.lengths
     refs = n + np.arange(len(batch.refs), dtype=np.int64)
     lcs = lcs_length_pairs(toks.ids, toks.starts, toks.ids, toks.starts, batch.owner, refs,
@@ -120,14 +133,16 @@ def cider_values(texts: list[str], n_orders: int, ref_ptr: np.ndarray, df_owner:
     """``(lengths, values)``: every text's token count and, per reference and order ``1..n_orders``, its clipped
     TF-IDF product with its item's hypothesis over the two norms (``(n_refs, n_orders)``), as
     :func:`vecscore.coco.cider.item_scores` computes them; ``None`` when a text holds one n-gram more than
-    :data:`~vecscore.coco.grams.TABLE_COUNTS` times (the NumPy route takes those).  ``texts``: the hypotheses, the
-    references, then any corpus references; ``df_owner``: per text, the document that counts it for df (``-1``:
-    none)."""
+    :data:`~vecscore.coco.grams.TABLE_COUNTS` times or a lone surrogate (the NumPy route takes those).
+    ``texts``: the hypotheses, the references, then any corpus references; ``df_owner``: per text, the document
+    that counts it for df (``-1``: none)."""
     from vecscore.kernels.coco import cider_values as values
     from vecscore.kernels.coco import document_frequency, gram_keys, intern_flat, power_table
     from vecscore.parallel import current_threads
 
     toks = token_ids(texts)
+    if toks is None:
+        return None
     threads = max(1, current_threads())
     n_scored = len(ref_ptr) - 1 + int(ref_ptr[-1])
     out = np.zeros((int(ref_ptr[-1]), n_orders), dtype=np.float64)

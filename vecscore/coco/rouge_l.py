@@ -41,7 +41,9 @@ def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     and the two token counts (``str.split(" ")`` tokens); by vecscore's kernels when
     :func:`~vecscore.coco.compiled.use_compiled`, else in NumPy (the same integers)."""
     if compiled.use_compiled(batch, compiled.ROUGE_KIND):
-        return compiled.lcs_rows(batch)
+        got = compiled.lcs_rows(batch)
+        if got is not None:  # None: a lone surrogate, which only this route's str.split reads
+            return got
     n = batch.n
     toks = tokens(batch.hyps + batch.refs, sep=" ")
     hyp_len, ref_len = toks.lengths[:n], toks.lengths[n:]
