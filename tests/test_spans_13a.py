@@ -53,11 +53,33 @@ def test_hand_picked_words(text):
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.text(" \t\n\x0b\x0c\r\x1c\x1fab.", max_size=20), st.booleans())
 def test_whitespace_and_char_spans_equal_str_split(text, single):
-    src = np.frombuffer(text.encode("ascii"), np.uint8)
-    starts, ends = np.empty(len(src) + 1, np.int64), np.empty(len(src) + 1, np.int64)
-    k = spans_whitespace(src, len(src), single, starts, ends, 0)
-    got = [src[s:e].tobytes().decode() for s, e in zip(starts[:k], ends[:k])]
-    assert got == ([c for c in text if not c.isspace()] if single else text.split())
+    assert _whitespace_spans(text.encode("ascii"), single) == ([c for c in text if not c.isspace()] if single
+                                                              else text.split())
+
+
+def _whitespace_spans(raw: bytes, single: bool, k0: int = 0, at_page_end: bool = False) -> list[str]:
+    """:func:`spans_whitespace`'s tokens of ``raw`` written from slot ``k0`` (``at_page_end``: the text ends where
+    a memory page ends, so that its last 64-byte block is copied into the pad)."""
+    if at_page_end:
+        big = np.zeros(3 * 4096 + len(raw), np.uint8)
+        end = (-big.ctypes.data) % 4096 + 4096 + len(raw) // 4096 * 4096  # a page boundary past len(raw)
+        big[end - len(raw):end] = np.frombuffer(raw, np.uint8)
+        src = big[end - len(raw):end]
+        assert not raw or (src.ctypes.data + len(raw)) % 4096 == 0
+    else:
+        src = np.frombuffer(raw, np.uint8)
+    starts, ends = np.full(k0 + len(src) + 1, -7, np.int64), np.full(k0 + len(src) + 1, -7, np.int64)
+    k = spans_whitespace(src, len(src), single, starts, ends, k0, np.empty(64, np.uint8))
+    assert (starts[:k0] == -7).all() and (ends[:k0] == -7).all()
+    return [src[s:e].tobytes().decode() for s, e in zip(starts[k0:k], ends[k0:k])]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(" \t\n\x0b\x0c\r\x1c\x1fabé日", max_size=300), st.integers(0, 3), st.booleans())
+def test_whitespace_spans_across_blocks(text, k0, at_page_end):
+    """Texts of up to 300 characters (several 64-byte blocks; tokens across their edges; UTF-8), written from a
+    later slot, in place or ending at a page's end (the last block then read from the pad)."""
+    assert _whitespace_spans(text.encode("utf-8"), False, k0, at_page_end) == text.split()
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -495,7 +495,7 @@ def _text_keys(text, mode, key_mask, k0, starts, ends, ka, kb, taddr, wa, wb, ts
             room = -3 - k
             k = k0
     else:
-        k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k0)
+        k = spans_whitespace(text, len(text), mode == MODE_CHAR, starts, ends, k0, pad)
         span_keys(text, starts, ends, k0, k, key_mask, ka, kb, taddr)
     return k, used, room
 

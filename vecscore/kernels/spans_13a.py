@@ -479,23 +479,40 @@ def _spans_13a_words(src, n, starts, ends, k, a, b, check, ts, te, tsplit, pad):
 
 
 @jit
-def spans_whitespace(src, n, single, starts, ends, k):
+def spans_whitespace(src, n, single, starts, ends, k, pad):
     """``str.split()`` on ``src[:n]``, ASCII or UTF-8 without non-ASCII whitespace (every
-    non-space character a token if ``single``: a UTF-8 character with its continuation bytes)."""
-    i = 0
-    while i < n:
-        if _CLASS[src[i]] == _WS:
-            i += 1
-            continue
-        s = i
-        i += 1
-        if not single:
-            while i < n and _CLASS[src[i]] != _WS:
+    non-space character a token if ``single``: a UTF-8 character with its continuation bytes).
+    Words are found 64 bytes at a time: the block's whitespace as the bits of one word, the
+    tokens' starts and ends walked bit by bit (``pad``: 64 bytes of scratch for a block that
+    :func:`~vecscore.kernels.swar.block_64` copies)."""
+    if single:
+        i = 0
+        while i < n:
+            if _CLASS[src[i]] == _WS:
                 i += 1
-        else:
+                continue
+            s = i
+            i += 1
             while i < n and (src[i] & 0xC0) == 0x80:
                 i += 1
-        starts[k] = s
-        ends[k] = i
-        k += 1
+            starts[k] = s
+            ends[k] = i
+            k += 1
+        return k
+    text = src[:n]
+    addr = text.ctypes.data
+    one = np.uint64(1)
+    prev = one  # the byte before the block is whitespace (the text's start counts as such)
+    e = k
+    for base in range(0, n, 64):
+        a = block_64(text, addr, base, pad)
+        ws = range_bits(a, 9, 13) | range_bits(a, 28, 32)  # str.isspace() below 0x80
+        if base + 64 > n:
+            ws |= ~low_bits(n - base)
+        before = (ws << one) | prev
+        k = emit_bits(~ws & before, base, starts, k)
+        e = emit_bits(ws & ~before, base, ends, e)
+        prev = ws >> np.uint64(63)
+    if e < k:  # the last token runs to the end of the text
+        ends[e] = n
     return k
