@@ -70,9 +70,9 @@ def _compiled_stats(batch: Items, n: int) -> BleuStats | None:
     from vecscore import route
     from vecscore.bleu.direct import direct_stats
     from vecscore.errors import VecscoreError
+    from vecscore.inputs import Refs
 
-    ptr = batch.ref_ptr.tolist()
-    refs = [batch.refs[a:b] for a, b in zip(ptr[:-1], ptr[1:])]
+    refs = Refs(batch.refs, batch.ref_ptr)  # read already: the kernel's reader takes them as they are
     try:
         s = direct_stats(batch.hyps, refs, tokenize="none", lowercase=False, max_order=n, brevity_penalty="closest",
                          refs_layout="per-example")
