@@ -18,6 +18,7 @@ import numpy as np
 
 from vecscore._version import __version__
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
+from vecscore.frames import row_index
 from vecscore.inputs import read_pairs, rows_named, unicode_errors
 from vecscore.parallel import accepts_workers
 from vecscore.rouge.fscore import check_weighting
@@ -156,7 +157,8 @@ def rouge(
     Returns
     -------
     RougeResult
-        ``result["rouge1"].fmeasure`` etc. are float64 arrays, one per pair.
+        ``result["rouge1"].fmeasure`` etc. are float64 arrays, one per pair;
+        ``result.to_pandas()`` keeps the index of a pandas ``hyps`` Series.
 
     Examples
     --------
@@ -166,6 +168,7 @@ def rouge(
     """
     if isinstance(metrics, str):
         metrics = [metrics]
+    index = row_index(hyps)  # the caller's row labels, before the rows are read
     hyps, _, refs = read_pairs(hyps, refs, refs_layout)  # read once: exact str rows, references with ref_ptr
     parsed = validate_metrics(metrics)
     check_multi_ref(multi_ref)
@@ -198,7 +201,7 @@ def rouge(
             stats[name] = st
     sig = rouge_signature(list(metrics), tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta,
                           np.diff(ref_ptr))
-    return RougeResult(scores, stats, sig)
+    return RougeResult(scores, stats, sig, index)
 
 
 def _check_splitter(hyps, refs, splitter, warn_no_lines):

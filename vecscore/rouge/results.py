@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from vecscore.errors import VecscoreError
+from vecscore.frames import arrow_table, pandas_frame, plain, polars_frame
 
 if TYPE_CHECKING:
     import pandas as pd
+    import polars as pl
+    import pyarrow as pa
 
 __all__ = ["Score", "RougeResult"]
 
@@ -26,6 +29,10 @@ class Score(NamedTuple):
     recall: Any
     fmeasure: Any
 
+    def to_dict(self) -> dict[str, Any]:
+        """``{"precision": ..., "recall": ..., "fmeasure": ...}`` as Python floats (lists for arrays)."""
+        return {"precision": plain(self.precision), "recall": plain(self.recall), "fmeasure": plain(self.fmeasure)}
+
 
 @dataclass(frozen=True)
 class RougeResult(Mapping):
@@ -35,11 +42,17 @@ class RougeResult(Mapping):
     (``hits``, ``p_den``, ``r_den`` per pair), for every metric whose
     multi-reference convention scores from one set of counts (``best``,
     ``best-recall``, ``pooled``; not ``mean`` or ``jackknife``).
+
+    ``index`` holds the row labels of the pandas ``Series`` the hypotheses
+    came from (``None`` for other inputs); :meth:`to_pandas` gives its rows
+    these labels, so ``df.join(result.to_pandas())`` puts each score on the row
+    it belongs to.
     """
 
     scores: dict
     stats: dict = field(default_factory=dict)
     signature: str = ""
+    index: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, key: str) -> Score:
         return self.scores[key]
@@ -80,10 +93,9 @@ class RougeResult(Mapping):
         return out
 
     def to_dict(self) -> dict[str, dict[str, list[float]]]:
-        return {
-            k: {"precision": s.precision.tolist(), "recall": s.recall.tolist(), "fmeasure": s.fmeasure.tolist()}
-            for k, s in self.scores.items()
-        }
+        """``{metric: {"precision": [...], "recall": [...], "fmeasure": [...]}}``, Python floats, one per pair
+        (``json.dumps`` takes it)."""
+        return {k: Score(*s).to_dict() for k, s in self.scores.items()}
 
     def columns(self) -> dict[str, np.ndarray]:
         """Flat columns ``rouge1_precision``, ``rouge1_recall``, ``rouge1_fmeasure``, ..."""
@@ -94,8 +106,20 @@ class RougeResult(Mapping):
             cols[f"{k}_fmeasure"] = s.fmeasure
         return cols
 
-    def to_pandas(self) -> pd.DataFrame:
-        """A DataFrame with one row per pair and the flat columns."""
-        import pandas as pd
+    def to_pandas(self, *, index: Any = None) -> pd.DataFrame:
+        """A DataFrame with one row per pair and the flat :meth:`columns`.
 
-        return pd.DataFrame(self.columns())
+        Its index is ``index`` if given (one label per pair), else the index of
+        the pandas ``Series`` the hypotheses came from, else a ``RangeIndex``;
+        so after ``df = df[df.keep]``, ``df.join(rouge(df.hyp, df.ref).to_pandas())``
+        joins each score to its own row.
+        """
+        return pandas_frame(self.columns(), self.n_pairs, index=index, kept=self.index)
+
+    def to_arrow(self) -> pa.Table:
+        """A ``pyarrow.Table`` of the flat :meth:`columns`, one row per pair in input order (needs pyarrow)."""
+        return arrow_table(self.columns())
+
+    def to_polars(self) -> pl.DataFrame:
+        """A ``polars.DataFrame`` of the flat :meth:`columns`, one row per pair in input order (needs polars)."""
+        return polars_frame(self.columns())

@@ -35,6 +35,7 @@ import numpy as np
 from vecscore.engine.batch import build_batch
 from vecscore.engine.counts import ngram_keys
 from vecscore.errors import VecscoreError
+from vecscore.frames import row_index
 from vecscore.inputs import check_unicode, read_pairs, rows_named
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
 from vecscore.parallel import accepts_workers
@@ -105,6 +106,7 @@ def rouge_weighted(
             vocab[out] = len(out)
         return out
 
+    index = row_index(hyps)  # the caller's row labels (a pandas Series' index), for to_pandas()
     hyps, kind, refs = read_pairs(hyps, refs)  # read once: exact str rows, references with ref_ptr
     if kind == "ids":
         raise VecscoreError("word-length-weighted ROUGE needs text or string tokens, not token ids")
@@ -142,4 +144,4 @@ def rouge_weighted(
             stats[name] = st
     tok = tokenizer if isinstance(tokenizer, str) else "custom"
     sig = f"{'+'.join(metrics)}|weight:chars|tok:{tok}|stem:{'yes' if stemmer else 'no'}|multi:{multi_ref}"
-    return RougeResult(scores, stats, sig)
+    return RougeResult(scores, stats, sig, index)

@@ -102,6 +102,7 @@ import numpy as np
 from vecscore import route as _route
 from vecscore._version import __version__
 from vecscore.errors import VecscoreError
+from vecscore.frames import row_index
 from vecscore.kernels.skipgrams import (  # NumPy only
     UNI_ALL,
     UNI_NONE,
@@ -393,6 +394,7 @@ def rouge155(
         raise VecscoreError("metrics is empty; name at least one, e.g. ['rouge1', 'rougeL']")
     specs = [_parse(m) for m in metrics]
     _check_options(multi_ref, alpha, word_limit, byte_limit)
+    index = row_index(hyps)  # the caller's row labels (a pandas Series' index), for to_pandas()
     H, R = layout(hyps, refs)
     need_lcs = any(s.kind in ("L", "W") for s in specs)
     warm = ("rouge155", *sorted({s.kind for s in specs}))  # the kind of call: ROUGE-N, -L, -W, -S use other kernels
@@ -419,7 +421,7 @@ def rouge155(
         _route.note_compiled(warm)
     return RougeResult(scores, stats, _signature(metrics, stemmer, stopwords, word_limit, byte_limit, multi_ref,
                                                  alpha, round5, su_compat, wlcs_compat, byte_limit_compat,
-                                                 np.diff(st.ref_ptr)))
+                                                 np.diff(st.ref_ptr)), index)
 
 
 def _signature(metrics, stemmer, stopwords, wl, bl, multi_ref, alpha, round5, su, w, b, nrefs) -> str:
