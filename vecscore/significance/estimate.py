@@ -67,6 +67,13 @@ class ConfidenceInterval:
             sc += f" (μ = {self.mean:.{width}f} ± {self.ci:.{width}f})"
         return sc
 
+    def to_dict(self) -> dict:
+        """``name``, ``score``, ``mean``, ``ci``, ``low``, ``high``, ``n_bootstrap``, ``seed`` and ``signature`` as
+        plain Python values (``json.dumps`` takes it); the resample scores are left out."""
+        return {"name": self.name, "score": float(self.score), "mean": float(self.mean), "ci": float(self.ci),
+                "low": float(self.low), "high": float(self.high), "n_bootstrap": int(self.n_bootstrap),
+                "seed": str(self.seed), "signature": self.signature()}
+
     def json_fields(self, width: int = 2) -> dict:
         """The keys sacreBLEU's ``--confidence --format json`` adds (``confidence_mean``, ``confidence_var``,
         ``confidence``), plus ``score`` rounded the same way."""

@@ -85,6 +85,8 @@ class SystemResult:
 
         return {"score": f(self.score), "p_value": f(self.p_value), "mean": f(self.mean), "ci": f(self.ci)}
 
+    to_dict = as_dict
+
 
 @dataclass
 class PairedResults:
@@ -110,6 +112,14 @@ class PairedResults:
     def __getitem__(self, system: str) -> dict:
         i = self.systems.index(system)
         return {m: rows[i] for m, rows in self.results.items()}
+
+    def to_dict(self) -> dict:
+        """The test's settings, ``systems`` and, per metric, each system's :meth:`SystemResult.to_dict` and the
+        signature: plain Python values (``json.dumps`` takes it)."""
+        return {"test": self.test, "n_samples": int(self.n_samples), "seed": str(self.seed),
+                "confidence_samples": int(self.confidence_samples), "systems": [str(s) for s in self.systems],
+                "results": {m: [r.to_dict() for r in rows] for m, rows in self.results.items()},
+                "signatures": {m: self.signature(m) for m in self.results if m in self.base_signatures}}
 
     def to_json(self) -> list:
         """sacreBLEU's ``--format json`` list for a paired test."""

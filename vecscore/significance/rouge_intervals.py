@@ -72,6 +72,10 @@ class AggregateScore(NamedTuple):
     mid: Score
     high: Score
 
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """``{"low": {"precision": ..., "recall": ..., "fmeasure": ...}, "mid": ..., "high": ...}``, Python floats."""
+        return {name: Score(*s).to_dict() for name, s in zip(self._fields, self)}
+
 
 @dataclass(frozen=True)
 class RougeIntervals(Mapping):
@@ -96,6 +100,13 @@ class RougeIntervals(Mapping):
 
     def __len__(self) -> int:
         return len(self.intervals)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The intervals (``{metric: AggregateScore.to_dict()}``) and the resampling settings, as plain Python
+        values (``json.dumps`` takes it)."""
+        return {"intervals": {k: AggregateScore(*v).to_dict() for k, v in self.intervals.items()},
+                "n_samples": int(self.n_samples), "confidence": float(self.confidence), "seed": str(self.seed),
+                "signature": self.signature}
 
 
 def rouge_bootstrap(

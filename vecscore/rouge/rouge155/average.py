@@ -59,6 +59,10 @@ class PerlInterval(NamedTuple):
     low: Score
     high: Score
 
+    def to_dict(self) -> dict:
+        """``{"average": {...}, "low": {...}, "high": {...}}``, each ``Score.to_dict()`` (Python floats)."""
+        return {name: Score(*s).to_dict() for name, s in zip(self._fields, self)}
+
 
 def perl_average(
     result: RougeResult,
