@@ -18,13 +18,15 @@ from vecscore.bleu import formulas as bf
 from vecscore.bleu import plain as plain_bleu
 from vecscore.bleu.stats import check_brevity_penalty
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
+from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, line_tokenizer, signature_name
 
 __all__ = ["Options", "TokenizedInputWarning", "SMOOTH_METHODS", "TOKENIZERS", "check_kind", "warn_cjk",
            "warn_tokenized"]
 
 SMOOTH_METHODS = tuple(bf.SMOOTH_DEFAULTS)
-#: sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`; the plain route implements them all)
-TOKENIZERS = plain_bleu.TOKENIZERS
+#: sacreBLEU's tokenizers (:mod:`vecscore.text.sacrebleu_tokenizers`; the plain route implements them all), then
+#: those that run MeCab or SentencePiece on each text (:mod:`vecscore.text.library_tokenizers`)
+TOKENIZERS = plain_bleu.TOKENIZERS + LIBRARY_TOKENIZERS
 _TOKENIZED_LIMIT = 100  # sacreBLEU warns from 100 hypotheses ending in " ."
 #: more hypotheses than this, with numba loaded, are checked for sacreBLEU's warning where they lie
 _READ_IN_PLACE = 4096
@@ -48,6 +50,8 @@ class Options:
     def __post_init__(self):
         if self.tokenize not in TOKENIZERS:
             raise VecscoreError(f"unknown tokenize {self.tokenize!r}; valid: {', '.join(TOKENIZERS)}")
+        if self.tokenize in LIBRARY_TOKENIZERS:
+            line_tokenizer(self.tokenize)  # its package, dictionary or model is there (else the error says the fix)
         if self.smooth_method not in bf.SMOOTH_DEFAULTS:
             raise VecscoreError(f"unknown smooth_method {self.smooth_method!r}; valid: {', '.join(SMOOTH_METHODS)}")
         if isinstance(self.max_ngram_order, bool) or not isinstance(self.max_ngram_order, (int, np.integer)) \
@@ -62,7 +66,8 @@ class Options:
 
     def signature(self, nrefs, short: bool = False) -> str:
         sig = bf.sacrebleu_signature(
-            nrefs=nrefs, lowercase=self.lowercase, tokenize=self.tokenize, smooth_method=self.smooth_method,
+            nrefs=nrefs, lowercase=self.lowercase, smooth_method=self.smooth_method,
+            tokenize=signature_name(self.tokenize) if self.tokenize in LIBRARY_TOKENIZERS else self.tokenize,
             smooth_value=self.smooth_value, effective_order=self.effective_order, short=short,
         )
         if self.brevity_penalty != "closest":  # not sacreBLEU's BLEU: say so before the version

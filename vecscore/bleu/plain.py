@@ -30,6 +30,7 @@ from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.inputs import check_unicode, exact_units, normalize_refs
 from vecscore.route import COST, capped_sum, text_chars, use_plain
+from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, line_tokenizer
 from vecscore.text.unicode_tables import ZH_FIXED_RANGES, ZH_RANGES
 
 __all__ = [
@@ -150,9 +151,10 @@ TOKENIZERS = tuple(_TOKENIZE)
 def supports(kind: str, tokenize: str | None) -> bool:
     """Whether this route computes statistics of input ``kind`` with tokenizer ``tokenize``.
 
-    Texts with any of :data:`TOKENIZERS`; token lists (``tokenize`` ignored).
+    Texts with any of :data:`TOKENIZERS` or of :data:`~vecscore.text.library_tokenizers.LIBRARY_TOKENIZERS`;
+    token lists (``tokenize`` ignored).
     """
-    return kind == "tokens" or (kind == "text" and tokenize in _TOKENIZE)
+    return kind == "tokens" or (kind == "text" and (tokenize in _TOKENIZE or tokenize in LIBRARY_TOKENIZERS))
 
 
 def cost_per_char(kind: str, tokenize: str | None) -> int:
@@ -215,7 +217,7 @@ def tokenize_rows(rows, kind: str, name: str | None, lowercase: bool = False, fi
     if kind == "tokens":
         return [list(r) for r in rows]
     _check_encodable(rows, first)
-    tok = _TOKENIZE[name]
+    tok = _TOKENIZE[name] if name in _TOKENIZE else line_tokenizer(name)
     if lowercase:
         return [tok(t.lower().rstrip()) for t in rows]
     return [tok(t.rstrip()) for t in rows]

@@ -35,6 +35,12 @@ Names (``TOKENIZERS``):
 ``none``
     ``str.split()``.
 
+sacreBLEU's tokenizers that run another library on each text
+(:data:`LIBRARY_TOKENIZERS`, :mod:`vecscore.text.library_tokenizers`) are
+taken by :func:`tokenize` too: ``ja-mecab`` and ``ko-mecab`` (MeCab, extras
+``[ja]`` and ``[ko]``), ``flores101``, ``flores200``, ``spBLEU-1K`` and
+``spm`` (SentencePiece, from a model file on disk, never downloaded).
+
 Whitespace is always Python's ``str.isspace()`` set (it includes ``\\x1c``..
 ``\\x1f``, ``\\x85``, ``\\u3000`` ...), as sacreBLEU ends with ``str.split()``.
 Texts containing lone surrogates cannot be encoded and raise
@@ -58,10 +64,11 @@ from vecscore.kernels.bleu_tokenize import (
     tokenize_codepoints,
     utf8_offsets,
 )
+from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, signature_name, token_lists
 from vecscore.text.spans import TokenSpans
 from vecscore.text.unicode_tables import flag_table
 
-__all__ = ["TOKENIZERS", "tokenize", "sacrebleu_signature_name"]
+__all__ = ["TOKENIZERS", "LIBRARY_TOKENIZERS", "tokenize", "sacrebleu_signature_name"]
 
 TOKENIZERS = ("13a", "intl", "zh", "zh-fixed", "char", "none")
 
@@ -79,14 +86,15 @@ _CHUNK = 2048
 
 
 def sacrebleu_signature_name(name: str) -> str:
-    """The ``tok:`` value of a signature (``zh-fixed`` is vecscore's own)."""
+    """The ``tok:`` value of a signature (``zh-fixed`` is vecscore's own; ``ja-mecab-0.996-IPA`` ... as sacreBLEU)."""
     _check_name(name)
-    return name
+    return signature_name(name) if name in LIBRARY_TOKENIZERS else name
 
 
 def _check_name(name: str) -> None:
-    if name not in _MODES:
-        raise VecscoreError(f"unknown sacreBLEU tokenizer {name!r}; valid names: {', '.join(TOKENIZERS)}")
+    if name not in _MODES and name not in LIBRARY_TOKENIZERS:
+        raise VecscoreError(f"unknown sacreBLEU tokenizer {name!r}; valid names: "
+                            f"{', '.join(TOKENIZERS + LIBRARY_TOKENIZERS)}")
 
 
 def _check_texts(texts) -> list[str]:
@@ -133,7 +141,7 @@ def tokenize(texts: Sequence[str], name: str = "13a", *, lowercase: bool = False
     texts : sequence of str
         One segment per element.
     name : str, default "13a"
-        One of :data:`TOKENIZERS`.
+        One of :data:`TOKENIZERS` or :data:`LIBRARY_TOKENIZERS`.
     lowercase : bool, default False
         Apply ``str.lower()`` first (sacreBLEU's ``lowercase=True``).
 
@@ -151,6 +159,13 @@ def tokenize(texts: Sequence[str], name: str = "13a", *, lowercase: bool = False
     """
     _check_name(name)
     texts = _check_texts(texts)
+    if name in LIBRARY_TOKENIZERS:
+        from vecscore.text.tokenizers import spans_from_token_lists
+
+        for i, t in enumerate(texts):
+            if not t.isascii() and not _encodable(t):
+                raise VecscoreError(f"texts[{i}] contains a lone surrogate code point; clean or re-decode it")
+        return spans_from_token_lists(token_lists(texts, name, lowercase=lowercase))
     if lowercase:
         texts = [t.lower() for t in texts]
     texts = [t.rstrip() for t in texts]
