@@ -190,7 +190,7 @@ def coco_oracle(frame):
 
 
 def test_coco_per_item_scores_join_back(frame, coco_oracle):
-    from vecscore.coco import coco_bleu, coco_rouge_l, cider_d
+    from vecscore.coco import cider_d, coco_bleu, coco_rouge_l
 
     refs = list(frame.refs)
     for name, fn in (("ROUGE_L", coco_rouge_l), ("CIDEr", cider_d)):
@@ -341,3 +341,15 @@ def test_stream_summaries_are_plain_and_equal_the_oracles(frame, oracle):
     ter_sum = score_corpus(hyps, refs, TerSpec(), chunk_size=7)
     _assert_plain(ter_sum)
     assert abs(ter_sum["score"] - sacrebleu.corpus_ter(hyps, [refs]).score) <= 1e-9
+
+
+def test_rouge_stats_to_dict(frame):
+    result = vecscore.rouge(frame.hyp, frame.ref, metrics=["rouge1", "rougeW"])
+    for name, st in result.stats.items():
+        d = _round_trip(st)
+        assert d["hits"] == st.hits.tolist() and d["p_den"] == st.p_den.tolist() and d["r_den"] == st.r_den.tolist()
+        assert d["exponent"] == st.exponent
+    # by hand: hypothesis "a b a" against reference "a c": unigram hits min(2, 1) = 1, 3 hypothesis and 2 reference
+    # unigrams
+    st = vecscore.rouge(["a b a"], ["a c"], metrics=["rouge1"]).stats["rouge1"]
+    assert _round_trip(st) == {"hits": [1], "p_den": [3], "r_den": [2], "exponent": None}

@@ -91,6 +91,11 @@ class RougeStats:
             p, r = p ** (1 / self.exponent), r ** (1 / self.exponent)
         return Score(p, r, float(f_measure(p, r, alpha, beta)))
 
+    def to_dict(self) -> dict:
+        """``hits``, ``p_den``, ``r_den`` as lists of Python numbers and ``exponent`` (``json.dumps`` takes it)."""
+        return {"hits": self.hits.tolist(), "p_den": self.p_den.tolist(), "r_den": self.r_den.tolist(),
+                "exponent": None if self.exponent is None else float(self.exponent)}
+
     def take(self, index: np.ndarray) -> RougeStats:
         """The entries at ``index`` (e.g. the pairs of one bootstrap resample)."""
         return RougeStats(self.hits[index], self.p_den[index], self.r_den[index], self.exponent)
