@@ -69,8 +69,8 @@ _state: dict = {}
 #: that this covers every such module.
 KERNEL_SOURCES = (
     "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "background.py", "errors.py", "fast_path.py",
-    "memory.py", "parallel.py", "route.py", "inputs.py", "confidence.py", "bleu/__init__.py", "bleu/compiled.py",
-    "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
+    "memory.py", "parallel.py", "route.py", "inputs.py", "columns.py", "confidence.py", "bleu/__init__.py",
+    "bleu/compiled.py", "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
     "chrf/formulas.py", "chrf/plain.py", "chrf/stats.py", "engine/batch.py", "engine/counts.py",
     "rouge/multiref.py", "rouge/results.py", "rouge/stats.py", "significance/adapters.py",
     "significance/estimate.py", "ter/api.py", "ter/tokenize.py",

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from vecscore.columns import column_refs, column_rows
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "as_rows", "read_rows",
@@ -82,6 +83,9 @@ def as_rows(rows: Any, what: str) -> list:
                             f"({type(rows).__name__}); wrap one text in a list: [text]")
     if isinstance(rows, dict):
         raise VecscoreError(f"{what} is a dict; pass a list of texts (e.g. list(d.values()))")
+    column = column_rows(rows, what)
+    if column is not None:
+        return column
     try:
         items = list(rows)
     except TypeError:
@@ -369,6 +373,11 @@ def read_refs(refs: Any, n_pairs: int | None, kind: str, refs_layout: str = "per
     if not _iterable(refs):
         raise VecscoreError(f"{what} must be a sequence with one entry per hypothesis (or streams with "
                             "refs_layout='streams')")
+    if kind == "text":
+        column = column_refs(refs, what)
+        if column is not None:  # a list column: its references and offsets as they are
+            flat, ends = column
+            return _read_text_refs(flat, ends, False, n_pairs, refs_layout, what)
     entries = as_rows(refs, what)
     if kind == "text":
         return _text_refs(entries, n_pairs, refs_layout, what)
@@ -402,18 +411,29 @@ def _text_refs(entries: list, n_pairs: int | None, layout: str, what: str) -> Re
         flat: list = []
         # list += entry: each entry read once, its items appended and the running length taken together
         ends = np.fromiter(map(len, map(flat.__iadd__, entries)), np.int64, count=len(entries))
+    elif entries and types.count(np.ndarray) == len(types) and all(e.ndim == 1 for e in entries):
+        # NumPy arrays of references (pandas' read_parquet of a list column, the rows of a 2-d array)
+        ends = np.cumsum(np.fromiter(map(len, entries), np.int64, count=len(entries)))
+        flat = np.concatenate(entries).tolist()
     else:
         flat, ends, single = _read_entries(entries, layout, what)
-    ptr = np.zeros(len(entries) + 1, np.int64)
+    return _read_text_refs(flat, ends, single, n_pairs, layout, what)
+
+
+def _read_text_refs(flat: list, ends: np.ndarray, single, n_pairs: int | None, layout: str, what: str) -> Refs:
+    """:class:`Refs` of entries read into ``flat`` (entry ``k``'s items end at ``ends[k]``): texts made exact,
+    the layout decided and checked."""
+    ptr = np.zeros(len(ends) + 1, np.int64)
     ptr[1:] = ends
     missing = _exact_texts(flat, ptr, single, what)
     if layout == AUTO_LAYOUT:
         layout = _text_layout(flat, ptr, single, n_pairs, missing)
     if layout == "streams":
         return _streams(flat, ptr, single, n_pairs, missing, what)
-    n = len(entries) if n_pairs is None else n_pairs
-    if len(entries) != n:
-        raise _count_error(len(entries), n)
+    n_entries = len(ends)
+    n = n_entries if n_pairs is None else n_pairs
+    if n_entries != n:
+        raise _count_error(n_entries, n)
     lens = np.diff(ptr)
     empty = int(np.argmax(lens == 0)) if (lens == 0).any() else n
     none = _first_none(flat) if missing else None

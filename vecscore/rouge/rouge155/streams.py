@@ -77,8 +77,8 @@ def _references(refs: list, sentence_lists: bool) -> tuple[list[str], np.ndarray
         if isinstance(r, str):
             flat.append(exact_text(r))
             single[i] = True
-        elif isinstance(r, (list, tuple)):
-            r = list(r)
+        elif isinstance(r, (list, tuple, np.ndarray)):  # an array: pandas' read_parquet of a list column
+            r = r.tolist() if isinstance(r, np.ndarray) else list(r)
             if sentence_lists and len(r) > 1 and all(isinstance(x, str) for x in r):
                 raise VecscoreError(
                     f"refs[{i}] is a list of {len(r)} strings while hypotheses are lists of sentences: it could be "
