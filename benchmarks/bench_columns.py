@@ -1,0 +1,143 @@
+"""Columns against lists: the same pairs read from one Parquet file as pyarrow columns, polars columns, pandas
+columns and Python lists, each scored by vecscore in one process.
+
+    python -m benchmarks.bench_columns [--pairs 1000000] [--refs 2] [--repeat 3]
+
+The pairs are real: WMT17 en-de system outputs (16 systems, 3,004 segments each) as hypotheses, with the
+newstest2017 reference and one other system's output as two references per pair, repeated up to ``--pairs``.
+Each path times reading the file into its column type and scoring (ROUGE-1/ROUGE-L per pair, corpus BLEU with
+two references); "lists" converts the Arrow table with ``to_pylist()``, as a user holding lists would.  Every path
+must give the same numbers (the run stops otherwise).  Best of ``--repeat``, after one untimed call.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def _pairs(n_pairs: int):
+    root = DATA / "wmt17-ende-sacrebleu"
+    ref = (root / "newstest2017-ende-ref.de").read_text(encoding="utf-8").splitlines()
+    systems = [p.read_text(encoding="utf-8").splitlines() for p in sorted((root / "systems").iterdir())]
+    hyps, refs = [], []
+    while len(hyps) < n_pairs:
+        for k, out in enumerate(systems):
+            other = systems[(k + 1) % len(systems)]
+            hyps.extend(out)
+            refs.extend([r, o] for r, o in zip(ref, other))
+    return hyps[:n_pairs], refs[:n_pairs]
+
+
+def _score(hyps, refs):
+    import vecscore as vs
+
+    r = vs.rouge(hyps, refs, metrics=("rouge1", "rougeL"))
+    b = vs.corpus_bleu(hyps, refs, refs_layout="per-example")
+    return r, b
+
+
+def _readers(path: Path):
+    import pyarrow.parquet as pq
+
+    def arrow():
+        t = pq.read_table(path)
+        return t["hyp"], t["refs"]
+
+    def lists():
+        t = pq.read_table(path)
+        return t["hyp"].to_pylist(), t["refs"].to_pylist()
+
+    readers = {"pyarrow columns": arrow, "Python lists": lists}
+    try:
+        import polars as pl
+
+        def polars():
+            df = pl.read_parquet(path)
+            return df["hyp"], df["refs"]
+
+        readers["polars columns"] = polars
+    except ImportError:
+        pass
+    try:
+        import pandas as pd
+
+        def pandas():
+            df = pd.read_parquet(path)
+            return df["hyp"], df["refs"]
+
+        readers["pandas read_parquet"] = pandas
+    except ImportError:
+        pass
+    return readers
+
+
+def _same(a, b) -> bool:
+    ra, ba = a
+    rb, bb = b
+    return ra.to_dict() == rb.to_dict() and ba.score == bb.score and list(ba.counts) == list(bb.counts)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import vecscore  # noqa: F401  (imported before timing)
+    from vecscore import parallel
+    from vecscore.errors import EmptyTokenizationWarning
+
+    warnings.simplefilter("ignore", EmptyTokenizationWarning)  # a few WMT outputs are punctuation only
+
+    hyps, refs = _pairs(args.pairs)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pairs.parquet"
+        pq.write_table(pa.table({"hyp": hyps, "refs": pa.array(refs, pa.list_(pa.string()))}), path)
+        del hyps, refs
+        size = path.stat().st_size / 1e6
+        print(f"{args.pairs:,} pairs x 2 references, {size:.0f} MB Parquet; numba threads: "
+              f"{parallel.current_threads()}")
+        readers = _readers(path)
+        first = readers["pyarrow columns"]()
+        _score(first[0].slice(0, 20_000), first[1].slice(0, 20_000))  # load the kernels (untimed)
+        baseline = None
+        rows = []
+        for name, read in readers.items():
+            best_read, best_score, result = np.inf, np.inf, None
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                h, r = read()
+                t1 = time.perf_counter()
+                result = _score(h, r)
+                t2 = time.perf_counter()
+                best_read, best_score = min(best_read, t1 - t0), min(best_score, t2 - t1)
+                del h, r
+            if baseline is None:
+                baseline = result
+            elif not _same(result, baseline):
+                raise SystemExit(f"{name}: the scores differ from the pyarrow columns' scores")
+            load = "/".join(f"{x:.2f}" for x in os.getloadavg())
+            rows.append((name, best_read, best_score, load))
+        lists = next(r for r in rows if r[0] == "Python lists")
+        print("| input | read | score | read + score | vs lists | load |\n|---|---|---|---|---|---|")
+        for name, rd, sc, load in rows:
+            total = rd + sc
+            ratio = (lists[1] + lists[2]) / total
+            print(f"| {name} | {rd:.2f} s | {sc:.2f} s | {total:.2f} s | {ratio:.2f}x | {load} |")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS {peak:.0f} MB; identical scores on every path")
+
+
+if __name__ == "__main__":
+    main()
