@@ -353,3 +353,10 @@ def test_rouge_stats_to_dict(frame):
     # unigrams
     st = vecscore.rouge(["a b a"], ["a c"], metrics=["rouge1"]).stats["rouge1"]
     assert _round_trip(st) == {"hits": [1], "p_den": [3], "r_den": [2], "exponent": None}
+
+
+def test_shared_references_rouge_keeps_the_index(frame, oracle):
+    shared = list(frame.refs.iloc[0])
+    result = vecscore.SharedReferences(shared).rouge(frame.hyp, metrics=METRICS)
+    joined = frame.join(result.to_pandas())
+    _check_joined(joined, {label: oracle.score_multi(shared, row.hyp) for label, row in frame.iterrows()})

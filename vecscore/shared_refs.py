@@ -27,6 +27,7 @@ smoothing="method1")``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from itertools import chain
 from typing import Any
 
@@ -38,6 +39,7 @@ from vecscore.bleu.options import TOKENIZERS, Options, warn_cjk, warn_tokenized
 from vecscore.bleu.scores import BLEUScore, BLEUScores
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
+from vecscore.frames import row_index
 from vecscore.inputs import all_exact_str, as_rows, exact_units, input_kind
 from vecscore.rouge.results import RougeResult
 
@@ -280,8 +282,10 @@ class SharedReferences:
         """
         from vecscore.rouge.shared import shared_rouge
 
+        index = row_index(hyps)  # the caller's row labels (a pandas Series' index), for to_pandas()
         rows = self._hyps(hyps)
-        return shared_rouge(rows, self._references, self.kind, metrics=metrics, tokenizer=tokenizer,
-                            lowercase=self.lowercase if lowercase is None else lowercase, stemmer=stemmer,
-                            stopwords=stopwords, multi_ref=multi_ref, alpha=alpha, beta=beta,
-                            sentence_splitter=sentence_splitter, wlcs=wlcs)
+        result = shared_rouge(rows, self._references, self.kind, metrics=metrics, tokenizer=tokenizer,
+                              lowercase=self.lowercase if lowercase is None else lowercase, stemmer=stemmer,
+                              stopwords=stopwords, multi_ref=multi_ref, alpha=alpha, beta=beta,
+                              sentence_splitter=sentence_splitter, wlcs=wlcs)
+        return replace(result, index=index)
