@@ -12,6 +12,7 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``coco``           coco-caption's Bleu_1..4, ROUGE_L and CIDEr (pycocoevalcap), from text files or coco's JSON
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
+``sacrebleu``      sacreBLEU's own command line (``REF -i HYP -m bleu chrf ter -b -w -f text -l``), its output
 
 Inputs: ``--hyps FILE --refs FILE [--refs FILE ...]`` (plain text, one segment
 per line) or ``--input FILE`` (JSON Lines, CSV, TSV, Parquet; columns by
@@ -30,7 +31,9 @@ import threading
 from vecscore.cli.filter import apply_conditions, metrics_of, parse_condition
 from vecscore.cli.intervals import collector as interval_collector
 from vecscore.cli.parser import build_parser
+from vecscore.cli.sacrebleu_run import run_sacrebleu
 from vecscore.cli.shared import open_hyps, shared_bleu_spec, shared_rouge_spec
+from vecscore.cli.warning_line import one_line_warnings
 from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.io.read import count_lines, detect_format, iter_input, iter_text, prefetch
 from vecscore.io.stream import (
@@ -438,7 +441,8 @@ def run_warmup(args) -> int:
 
 #: the function that runs each command
 RUNS = {"rouge": run_rouge, "rouge155": run_rouge155, "bleu": run_bleu, "sentence-bleu": run_bleu, "chrf": run_chrf,
-        "ter": run_ter, "compare": run_compare, "coco": run_coco, "filter": run_filter, "warmup": run_warmup}
+        "ter": run_ter, "compare": run_compare, "coco": run_coco, "filter": run_filter, "warmup": run_warmup,
+        "sacrebleu": run_sacrebleu}
 
 
 def main(argv=None) -> int:
@@ -455,7 +459,8 @@ def main(argv=None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     previous = _catch_sigterm()
     try:
-        return RUNS[args.command](args)
+        with one_line_warnings():
+            return RUNS[args.command](args)
     except VecscoreError as exc:
         if isinstance(exc, OutputError) and exc.stdout:
             _silence_stdout()  # the interpreter's last flush of what is left would fail again

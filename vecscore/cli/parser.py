@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from vecscore._version import __version__
+from vecscore.cli.sacrebleu_args import add_sacrebleu_parser
 from vecscore.cli.shared import SHARED_HELP
 from vecscore.io.stream import DEFAULT_CHUNK_SIZE
 from vecscore.io.write import OUTPUT_FORMATS
@@ -290,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "PTB-tokenize as coco-caption does)")
 
     _coco_parser(sub)
+    add_sacrebleu_parser(sub)
 
     f = sub.add_parser("filter", parents=[shared, case], help="keep the rows whose scores pass conditions",
                        description="Write the rows (input columns, 'pair', scores) that pass every --where condition.")
