@@ -239,3 +239,25 @@ def test_wrong_columns_are_refused(make, message):
 def test_a_list_column_of_numbers_is_refused_as_references():
     with pytest.raises(VecscoreError, match=r"refs is an Arrow column of lists of int64"):
         vs.rouge(["a", "b"], pa.array([[1], [2]]))
+
+
+def test_streaming_slices_columns(rows):
+    """vecscore.io.stream cuts two columns into slices of the same type; the chunks' scores are the lists'."""
+    from vecscore.io.stream import CorpusAccumulator, RougeSpec, iter_scores
+
+    hyps, refs, _ = rows
+    spec = RougeSpec(("rouge1", "rougeL"), {})
+
+    def run(h, r):
+        acc = CorpusAccumulator(spec)
+        chunks = list(iter_scores(h, r, spec, chunk_size=16))
+        for c in chunks:
+            acc.add(c)
+        return [c.n for c in chunks], [c.columns["rougeL_fmeasure"].tolist() for c in chunks], acc.summary()
+
+    want = run(hyps, refs)
+    assert run(pa.array(hyps), pa.array(refs)) == want
+    assert run(pl.Series(hyps), pl.Series(refs)) == want
+    assert run(pd.Series(hyps, dtype="str"), pd.Series(refs)) == want
+    with pytest.raises(VecscoreError, match="got 60 hypotheses but 59 reference entries"):
+        run(pa.array(hyps), pa.array(refs[:-1]))

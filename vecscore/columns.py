@@ -29,7 +29,7 @@ import numpy as np
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["column_rows", "column_refs"]
+__all__ = ["column_rows", "column_refs", "column_slice"]
 
 _STRING_TYPES = ("string", "large_string", "utf8", "large_utf8", "string_view")
 _LIST_TYPES = ("list", "large_list", "fixed_size_list", "list_view", "large_list_view")
@@ -163,3 +163,15 @@ def column_refs(refs: Any, what: str) -> tuple[list, np.ndarray] | None:
         return None
     flat, offsets = _list_values(arr, what)
     return flat, offsets[1:]
+
+
+def column_slice(x: Any) -> Any:
+    """``slice(start, stop)`` of a column of Arrow, polars or pandas (a column of the same type, no copy), or
+    ``None`` when ``x`` is not such a column (the streaming API then iterates ``x``)."""
+    mod = _module(x)
+    if mod.startswith(("pyarrow", "polars")) and hasattr(x, "slice") and not hasattr(x, "num_columns") \
+            and not hasattr(x, "columns"):
+        return lambda start, stop: x.slice(start, stop - start)
+    if mod.startswith("pandas") and hasattr(x, "iloc") and not hasattr(x, "columns"):
+        return lambda start, stop: x.iloc[start:stop]
+    return None

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vecscore.columns import column_slice
 from vecscore.errors import VecscoreError
 from vecscore.exactsum import ExactSum
 from vecscore.parallel import numba_threads
@@ -410,8 +411,16 @@ def _check_chunk_size(chunk_size) -> int:
     return int(chunk_size)
 
 
-def _batches(hyps: Iterable, refs: Iterable, chunk_size: int) -> Iterator[tuple[list, list]]:
+def _batches(hyps: Iterable, refs: Iterable, chunk_size: int) -> Iterator[tuple[Sequence, Sequence]]:
     """Equal slices of two iterables; a length mismatch is an error (nothing is truncated)."""
+    h_cut, r_cut = column_slice(hyps), column_slice(refs)
+    if h_cut is not None and r_cut is not None:  # two columns: sliced, each slice read as a column
+        if len(hyps) != len(refs):
+            raise VecscoreError(f"got {len(hyps)} hypotheses but {len(refs)} reference entries; give one reference "
+                                "entry per hypothesis")
+        for start in range(0, len(hyps), chunk_size):
+            yield h_cut(start, start + chunk_size), r_cut(start, start + chunk_size)
+        return
     h_it, r_it = iter(hyps), iter(refs)
     seen = 0
     while True:
