@@ -8,6 +8,7 @@ sacreBLEU's TER is slow (~1 s per 100 lines), so the files are short.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -71,6 +72,38 @@ def _sacrebleu(argv: tuple[str, ...], stdin: bytes | None = None, env_format: st
     return proc.stdout
 
 
+# one process imports sacreBLEU once and runs its command line in a forked child per command, stdout to a file
+_DRIVER = """
+import json, os, sys
+import sacrebleu.sacrebleu as cli
+for argv, out in json.load(sys.stdin):
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
+        sys.argv = ["sacrebleu", *argv]
+        code = 0
+        try:
+            cli.main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        sys.stdout.flush()
+        os._exit(code)
+    if os.waitpid(pid, 0)[1] != 0:
+        sys.exit("sacrebleu " + " ".join(argv) + " failed")
+"""
+
+
+def _sacrebleu_many(commands: list[tuple[str, ...]], folder: Path) -> dict[tuple[str, ...], bytes]:
+    """sacreBLEU's command line for each of ``commands`` (no stdin, no SACREBLEU_FORMAT): its standard output."""
+    jobs = [(list(argv), str(folder / f"out{i}.txt")) for i, argv in enumerate(commands)]
+    env = {k: v for k, v in os.environ.items() if k not in ("SACREBLEU_FORMAT", "SACREBLEU_SEED")}
+    env["NO_COLOR"] = "1"
+    proc = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps(jobs).encode(), capture_output=True,
+                          env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    return {argv: Path(out).read_bytes() for argv, (_, out) in zip(commands, jobs)}
+
+
 def _vecscore(capsys, argv: list[str]) -> bytes:
     assert main(["sacrebleu", *argv]) == 0, capsys.readouterr().err
     return capsys.readouterr().out.encode("utf-8")
@@ -120,10 +153,16 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def expected(files, tmp_path_factory) -> dict[tuple[str, ...], bytes]:
+    """sacreBLEU's output of every command of CASES."""
+    return _sacrebleu_many([tuple(_argv(files, spec)) for spec in CASES], tmp_path_factory.mktemp("sacrebleu"))
+
+
 @pytest.mark.parametrize("spec", CASES)
-def test_output_equals_sacrebleus(files, capsys, spec):
+def test_output_equals_sacrebleus(files, expected, capsys, spec):
     argv = _argv(files, spec)
-    assert _vecscore(capsys, argv) == _sacrebleu(tuple(argv))
+    assert _vecscore(capsys, argv) == expected[tuple(argv)]
 
 
 def test_ja_mecab_from_l_en_ja(files, capsys):
@@ -268,3 +307,16 @@ def test_warning_line_is_installed_only_while_a_command_runs(capsys, monkeypatch
     assert capsys.readouterr().err == "vecscore: warning: two lines\n"
     assert passed_on == [DeprecationWarning]  # other packages' warnings go to the previous showwarning
     assert warning_line("a\nb") == "vecscore: warning: a b"
+
+
+def test_every_command_prints_one_warning_line(tmp_path, capsys):
+    """The one-line warnings hold for every command of ``main`` (here: rouge, a text that its tokenizer empties)."""
+    hyps, refs = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyps.write_text("!!!\nthe cat\n", encoding="utf-8")
+    refs.write_text("the cat\nthe cat\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert main(["rouge", "--hyps", str(hyps), "--refs", str(refs), "--metrics", "rouge1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("vecscore: warning: ") for line in err), err
+    assert "reduced to zero tokens" in err[0]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from vecscore._version import __version__
+
 __all__ = ["SACREBLEU_VERSION", "SACREBLEU_TOKENIZERS", "OUTPUT_FORMATS", "add_sacrebleu_parser"]
 
 #: the sacreBLEU release whose command line (flags, output) and numbers ``vecscore sacrebleu`` reproduces
@@ -92,7 +94,7 @@ def add_sacrebleu_parser(sub) -> argparse.ArgumentParser:
     r.add_argument("--vecscore-version", action="store_true",
                    help="signatures name vecscore's version instead of sacreBLEU's")
     r.add_argument("--version", "-V", action="version",
-                   version=f"vecscore sacrebleu (sacreBLEU {SACREBLEU_VERSION}'s command line)")
+                   version=f"vecscore {__version__} (sacrebleu: sacreBLEU {SACREBLEU_VERSION}'s command line)")
 
     # sacreBLEU's flags that vecscore does not offer: parsed, then refused with the fix
     no = p.add_argument_group("not offered (sacreBLEU's test sets and multi-system modes)")

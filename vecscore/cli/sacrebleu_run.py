@@ -123,13 +123,17 @@ def read_references(args) -> list[list[str]]:
     return streams
 
 
+def _check_one_system(args) -> None:
+    if args.input is not None and len(args.input) != 1:
+        what = "no file" if not args.input else f"{len(args.input)} systems"
+        raise VecscoreError(f"-i gives {what}: vecscore sacrebleu scores one system (-i HYP); to score and test "
+                            "several, use vecscore compare --refs REF --hyps A B ...")
+
+
 def read_system(args) -> tuple[str, list[str]]:
     """The one system's name and lines: the file of ``-i``, else standard input."""
+    _check_one_system(args)
     if args.input is not None:
-        if len(args.input) != 1:
-            what = "no file" if not args.input else f"{len(args.input)} systems"
-            raise VecscoreError(f"-i gives {what}: vecscore sacrebleu scores one system (-i HYP); to score and test "
-                                "several, use vecscore compare --refs REF --hyps A B ...")
         return args.input[0], _read_file(args.input[0], args.encoding)
     import io
 
@@ -208,14 +212,15 @@ def align_results(results: list[str]) -> list[str]:
 
 
 def _sentence_lines(metric, name: str, hyps: list[str], args) -> list[str]:
-    if name == "BLEU":
-        scores = metric.sentence_scores(hyps)
-        sig = _signature(metric, args, args.short)
-        return [scores[i].format(args.width, args.score_only, sig) for i in range(len(scores))]
-    values = metric.sentence_scores(hyps)
+    """sacreBLEU's ``-sl`` lines: every segment's score against its references, with the metric's signature."""
+    scores = metric.sentence_scores(hyps)
     sig = _signature(metric, args, args.short)
-    make = _score_maker(metric, name)
-    return [make(float(v)).format(args.width, args.score_only, sig) for v in values.tolist()]
+    if name == "BLEU":
+        items = [scores[i] for i in range(len(scores))]
+    else:  # chrF and TER give the scores as an array
+        make = _score_maker(metric, name)
+        items = [make(v) for v in scores.tolist()]
+    return [item.format(args.width, args.score_only, sig) for item in items]
 
 
 def _score_maker(metric, name: str):
@@ -245,13 +250,11 @@ def run_sacrebleu(args) -> int:
     if env in OUTPUT_FORMATS:
         args.format = env
     _refuse_unoffered(args)
-    _target(args.langpair)  # a malformed -l is refused before any file is read
-    if args.input is not None and len(args.input) != 1:
-        read_system(args)  # refuses it
+    _target(args.langpair)  # a malformed -l or -i is refused before any file is read
+    _check_one_system(args)
     refs = read_references(args)
     name, hyps = read_system(args)
-    paths = args.refs
-    _check_lengths(name, hyps, refs, paths)
+    _check_lengths(name, hyps, refs, args.refs)
     metrics = build_metrics(args, refs)
     if args.sentence_level:
         (metric_name, metric), = metrics.items()
