@@ -76,6 +76,7 @@ from vecscore.inputs import (
 )
 from vecscore.parallel import accepts_workers
 from vecscore.route import note_compiled, use_plain
+from vecscore.significance.sacre_protocol import SacreMetricMethods, Signature
 
 __all__ = [
     "BLEU",
@@ -83,6 +84,7 @@ __all__ = [
     "BLEUScores",
     "TokenizedInputWarning",
     "corpus_bleu",
+    "raw_corpus_bleu",
     "sentence_bleu",
     "bleu_statistics",
     "corpus_bleu_from_stats",
@@ -97,6 +99,20 @@ _PER_PAIR_TOKENIZERS = ("13a", "none", "char", "zh", "zh-fixed")
 #: a row of scores from statistics counts as this many characters for the route
 #: (:func:`vecscore.route.use_plain`): the plain formulas cost about 4 us a row, 16 characters of rouge1
 _ROW_CHARS = 16
+
+
+def _effective(use_effective_order, effective_order, default: bool) -> bool:
+    """``effective_order``, given under vecscore's name or sacreBLEU's function argument ``use_effective_order``."""
+    if use_effective_order is not None and effective_order is not None and \
+            bool(use_effective_order) != bool(effective_order):
+        raise VecscoreError(f"use_effective_order={use_effective_order!r} and effective_order={effective_order!r} "
+                            "disagree; they are one option (sacreBLEU's and vecscore's name): pass one of them")
+    value = use_effective_order if use_effective_order is not None else effective_order
+    return default if value is None else bool(value)
+
+
+#: sacreBLEU's default tokenizer per target language (``BLEU(trg_lang=...)``)
+_LANG_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
 
 def _compiled():
@@ -196,11 +212,15 @@ def bleu_statistics(hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str =
 
 @accepts_workers
 def corpus_bleu(
-    hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str = "13a", lowercase: bool = False,
-    smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
-    effective_order: bool = False, brevity_penalty: str = "closest", refs_layout: str = "auto", force: bool = False,
+    hyps: Iterable[Any], refs: Iterable[Any], smooth_method: str = "exp", smooth_value: float | None = None,
+    force: bool = False, lowercase: bool = False, tokenize: str = "13a", use_effective_order: bool | None = None, *,
+    max_ngram_order: int = 4, effective_order: bool | None = None, brevity_penalty: str = "closest",
+    refs_layout: str = "auto",
 ) -> BLEUScore:
     """Corpus BLEU (0..100), as ``sacrebleu.corpus_bleu``.
+
+    The arguments up to ``use_effective_order`` are sacreBLEU's, in its
+    order; the others are keyword-only.
 
     Parameters
     ----------
@@ -217,17 +237,18 @@ def corpus_bleu(
     smooth_method : {"exp", "floor", "add-k", "none"}
     smooth_value : float, optional
         ``floor``'s epsilon (0.1) or ``add-k``'s k (1).
+    force : bool
+        Silence the :class:`TokenizedInputWarning` (100 or more hypotheses
+        ending in " .").
+    use_effective_order, effective_order : bool
+        One option under sacreBLEU's name and vecscore's (default False).
     max_ngram_order : int
-    effective_order : bool
     brevity_penalty : {"closest", "shortest"}
         Reference length of each pair: the closest to the hypothesis length
         (ties to the shorter; sacreBLEU, NLTK) or the shortest (HF ``bleu``).
     refs_layout : {"auto", "per-example", "streams"}
         ``auto`` (default): the layout the references' shape fits; refused
         when both fit with different meanings (then name one).
-    force : bool
-        Silence the :class:`TokenizedInputWarning` (100 or more hypotheses
-        ending in " .").
 
     Returns
     -------
@@ -242,8 +263,8 @@ def corpus_bleu(
     >>> s.counts.tolist(), s.totals.tolist(), s.bp, round(s.score, 10) == round(100 * 0.8 ** 0.5, 10)
     ([6, 4], [6, 5], 1.0, True)
     """
-    opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
-                    brevity_penalty, force)
+    opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order,
+                   _effective(use_effective_order, effective_order, False), brevity_penalty, force)
     hyps, kind, read = _read(hyps, refs, opts, refs_layout)
     stats, formulas = _stats(hyps, kind, read, opts)
     warn_tokenized(hyps, kind, opts)
@@ -253,9 +274,10 @@ def corpus_bleu(
 
 @accepts_workers
 def sentence_bleu(
-    hyps: str | Iterable[Any], refs: Iterable[Any], *, tokenize: str = "13a", lowercase: bool = False,
-    smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
-    effective_order: bool = True, brevity_penalty: str = "closest", refs_layout: str = "auto",
+    hyps: str | Iterable[Any], refs: Iterable[Any], smooth_method: str = "exp", smooth_value: float | None = None,
+    lowercase: bool = False, tokenize: str = "13a", use_effective_order: bool | None = None, *,
+    max_ngram_order: int = 4, effective_order: bool | None = None, brevity_penalty: str = "closest",
+    refs_layout: str = "auto",
 ) -> BLEUScores | BLEUScore:
     """Sentence BLEU (0..100) of every pair in one call, or of one hypothesis as sacreBLEU.
 
@@ -263,8 +285,10 @@ def sentence_bleu(
     (the legacy function: exp smoothing, **effective order on**).  For
     ``BLEU().sentence_score``'s defaults (effective order off) use
     ``BLEU().sentence_scores`` or ``effective_order=False``.  Parameters are
-    those of :func:`corpus_bleu`.  sacreBLEU's own form, one hypothesis
-    ``str`` and a list of its references, returns one :class:`BLEUScore`.
+    those of :func:`corpus_bleu` (the positional ones in sacreBLEU's
+    ``sentence_bleu`` order, without ``force``).  sacreBLEU's own form, one
+    hypothesis ``str`` and a list of its references, returns one
+    :class:`BLEUScore`.
 
     Returns
     -------
@@ -278,8 +302,8 @@ def sentence_bleu(
     >>> round(sentence_bleu("hello there general kenobi", ["hello there general kenobi", "hi"]).score, 6)
     100.0
     """
-    opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
-                    brevity_penalty, True)
+    opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order,
+                   _effective(use_effective_order, effective_order, True), brevity_penalty, True)
     if isinstance(hyps, str):  # sacreBLEU's sentence_bleu(hypothesis, references)
         if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
             raise VecscoreError("with one hypothesis (a str), refs must be the list of its references "
@@ -290,6 +314,16 @@ def sentence_bleu(
     stats, formulas = _stats(hyps, kind, read, opts)
     warn_cjk(hyps, kind, opts)
     return sentence_result(stats, opts, formulas)
+
+
+def raw_corpus_bleu(hyps: Iterable[Any], refs: Iterable[Any], smooth_value: float | None = None) -> BLEUScore:
+    """sacreBLEU's ``raw_corpus_bleu``: corpus BLEU of text tokenized already (``tokenize="none"``), ``floor``
+    smoothing (``smooth_value``, default 0.1), effective order, no tokenized-input warning.
+
+    >>> round(raw_corpus_bleu(["this is a fest"], [["this is a test"]], .01).score / 100, 12)
+    0.223606797750
+    """
+    return corpus_bleu(hyps, refs, "floor", smooth_value, True, False, "none", True)
 
 
 def corpus_bleu_from_stats(stats: BleuStats, **options: Any) -> BLEUScore:
@@ -332,7 +366,7 @@ def _ref_kind(entries: list) -> str:
     return "text"
 
 
-class BLEU:
+class BLEU(SacreMetricMethods):
     """sacreBLEU's ``BLEU`` metric object, vectorized.
 
     ``BLEU(references=refs)`` tokenizes the references once (counting their
@@ -346,8 +380,12 @@ class BLEU:
     ``"per-example"``).  Cached references, read before any hypothesis, are
     streams when they are equal-length sequences (sacreBLEU's reading).
 
-    Parameters are those of :func:`corpus_bleu`; as in sacreBLEU,
-    ``effective_order`` defaults to False, also for :meth:`sentence_score`.
+    Parameters are those of :func:`corpus_bleu`, the ones sacreBLEU's
+    ``BLEU`` takes in its order (``tokenize=None``: the default of
+    ``trg_lang``, ``zh``, ``ja-mecab``, ``ko-mecab`` or ``13a``); as in
+    sacreBLEU, ``effective_order`` defaults to False, also for
+    :meth:`sentence_score`.  sacreBLEU's ``significance.PairedTest`` can
+    drive it (:mod:`vecscore.significance.sacre_protocol`).
 
     Examples
     --------
@@ -359,13 +397,15 @@ class BLEU:
     'nrefs:var|case:mixed|eff:'
     """
 
-    def __init__(self, *, lowercase: bool = False, force: bool = False, tokenize: str = "13a",
+    def __init__(self, lowercase: bool = False, force: bool = False, tokenize: str | None = None,
                  smooth_method: str = "exp", smooth_value: float | None = None, max_ngram_order: int = 4,
-                 effective_order: bool = False, brevity_penalty: str = "closest",
-                 references: Iterable[Any] | None = None,
-                 refs_layout: str = "auto"):
+                 effective_order: bool = False, trg_lang: str = "", references: Iterable[Any] | None = None, *,
+                 brevity_penalty: str = "closest", refs_layout: str = "auto"):
+        if tokenize is None:
+            tokenize = _LANG_TOKENIZERS.get(trg_lang, "13a")
+        self.trg_lang = trg_lang
         self._opts = Options(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order, effective_order,
-                              brevity_penalty, force)
+                             brevity_penalty, force)
         self.refs_layout = check_layout(refs_layout)
         self._nrefs = None
         self._refs: Refs | None = None  # the cached references as read
@@ -525,17 +565,63 @@ class BLEU:
         """Corpus BLEU of (concatenated, resampled ...) statistics with this object's options."""
         return corpus_result(_check_stats(stats, self._opts), self._opts)
 
-    def get_signature(self, short: bool = False) -> str:
-        """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
+    @staticmethod
+    def compute_bleu(correct: Sequence[Any], total: Sequence[Any], sys_len: int, ref_len: int,
+                     smooth_method: str = "none", smooth_value: float | None = None, effective_order: bool = False,
+                     max_ngram_order: int = 4) -> BLEUScore:
+        """sacreBLEU's ``BLEU.compute_bleu``: the score of summed statistics (``correct``/``total`` per order).
+
+        Float statistics (sacreBLEU's float32 bootstrap sums) give sacreBLEU's score in their dtype; the
+        other fields come from the statistics rounded to integers.
+
+        >>> BLEU.compute_bleu([9, 7, 5, 3], [10, 8, 6, 4], 11, 11).score.__round__(8)
+        83.75922397
+        """
+        k = int(max_ngram_order)
+        c, t = np.asarray(correct), np.asarray(total)
+        if c.ndim != 1 or t.ndim != 1 or len(c) < k or len(t) < k:
+            raise VecscoreError(f"correct and total must be sequences of at least max_ngram_order={k} numbers, "
+                                f"got lengths {np.size(c)} and {np.size(t)}")
+        opts = Options("none", False, smooth_method, smooth_value, k, bool(effective_order))
+        whole = c.dtype.kind in "iub" and t.dtype.kind in "iub"
+        ci, ti = (c[:k], t[:k]) if whole else (np.rint(c[:k]), np.rint(t[:k]))
+        one = np.ones(1, np.int64)
+        stats = BleuStats.from_arrays(np.array([int(sys_len)]), np.array([int(ref_len)]),
+                                      ci.astype(np.int64)[None, :], ti.astype(np.int64)[None, :], one)
+        result = corpus_result(stats, opts, plain_formulas)
+        if whole:
+            return result
+        from dataclasses import replace
+
+        from vecscore.significance.scores import bleu_rows
+
+        row = np.concatenate([np.array([sys_len, ref_len], c.dtype), c[:k], t[:k].astype(c.dtype)])
+        score = bleu_rows(row[None, :], max_ngram_order=k, smooth_method=smooth_method, smooth_value=smooth_value,
+                          effective_order=bool(effective_order))[0]
+        return replace(result, score=float(score))
+
+    def _compute_score_from_stats(self, stats) -> BLEUScore:
+        """sacreBLEU's ``_compute_score_from_stats``: one row ``[sys_len, ref_len, correct_1..K, total_1..K]``."""
+        from vecscore.significance.sacre_protocol import _row
+
+        row, k, o = _row(stats), self._opts.max_ngram_order, self._opts
+        return self.compute_bleu(row[2:2 + k], row[2 + k:2 + 2 * k], int(row[0]), int(row[1]), o.smooth_method,
+                                 o.smooth_value, o.effective_order, k)
+
+    def get_signature(self, short: bool = False) -> Signature:
+        """sacreBLEU's signature (``nrefs`` is known once references were seen): a ``str`` of the long form
+        (or the short one with ``short=True``), with sacreBLEU's ``Signature`` methods (``format(short)``,
+        ``update(key, value)``)."""
         if self._nrefs is None:
             raise VecscoreError("number of references unknown: score something (or cache references) first")
-        sig = self._opts.signature(self._nrefs, short=short)
+        forms = [self._opts.signature(self._nrefs, short=x) for x in (False, True)]
         resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
-        if resampled is None:
-            return sig
-        from vecscore.significance.estimate import resampling_signature
+        if resampled is not None:
+            from vecscore.significance.estimate import resampling_signature
 
-        return resampling_signature(sig, bs=resampled[0], seed=resampled[1])
+            forms = [resampling_signature(x, bs=resampled[0], seed=resampled[1]) for x in forms]
+        sig = Signature(*forms)
+        return Signature(forms[1], forms[1]) if short else sig
 
     def __repr__(self) -> str:
         o = self._opts

@@ -10,23 +10,42 @@ from vecscore.bleu import formulas as bf
 from vecscore.bleu.stats import BleuStats
 from vecscore.confidence import confidence_fields
 
-__all__ = ["BLEUScore", "BLEUScores"]
+__all__ = ["BLEUScore", "BLEUScores", "StatList"]
+
+
+class StatList(list):
+    """A plain ``list`` (sacreBLEU's type for ``counts``, ``totals`` and ``precisions``: ``==`` against a list,
+    ``json.dumps``), with ``tolist()`` for code written for the NumPy arrays of vecscore 0.1."""
+
+    def tolist(self) -> list:
+        return list(self)
+
+
+def _ints(values) -> StatList:
+    return StatList(int(v) for v in values)
+
+
+def _floats(values) -> StatList:
+    return StatList(float(v) for v in values)
 
 
 @dataclass(frozen=True)
 class BLEUScore:
     """One BLEU score (0..100), with sacreBLEU's ``BLEUScore`` fields.
 
-    ``counts``/``totals`` are sacreBLEU's: under ``add-k`` smoothing they
-    include the ``k`` added to orders >= 2 (unless nothing matched).  The
-    raw int64 per-pair statistics are in ``stats`` (``None`` for one pair
-    taken out of a :class:`BLEUScores`).
+    ``counts``/``totals`` are sacreBLEU's: lists of ``int`` (of ``float``
+    under ``add-k`` smoothing with a float ``k``), which under ``add-k``
+    include the ``k`` added to orders >= 2 (unless nothing matched);
+    ``precisions`` a list of ``float``.  Every field is a plain Python
+    number, so ``json.dumps(score.to_dict())`` works.  The raw int64
+    per-pair statistics are in ``stats`` (``None`` for one pair taken out
+    of a :class:`BLEUScores`).
     """
 
     score: float
-    counts: np.ndarray
-    totals: np.ndarray
-    precisions: np.ndarray
+    counts: list
+    totals: list
+    precisions: list
     bp: float
     sys_len: int
     ref_len: int
@@ -38,6 +57,25 @@ class BLEUScore:
     _ci: float = field(default=-1.0, repr=False, compare=False)
 
     name = "BLEU"
+
+    def __post_init__(self) -> None:  # plain Python numbers, whatever the formulas returned
+        whole = all(float(v).is_integer() for v in (*self.counts, *self.totals))
+        conv = _ints if whole else _floats
+        for name, value in (("counts", conv(self.counts)), ("totals", conv(self.totals)),
+                            ("precisions", _floats(self.precisions)), ("score", float(self.score)),
+                            ("bp", float(self.bp)), ("sys_len", int(self.sys_len)), ("ref_len", int(self.ref_len))):
+            object.__setattr__(self, name, value)
+
+    def to_dict(self) -> dict:
+        """sacreBLEU's fields as plain Python numbers and lists (``json.dumps`` takes it): ``name``, ``score``,
+        ``counts``, ``totals``, ``precisions``, ``bp``, ``sys_len``, ``ref_len``, ``ratio``, ``signature``,
+        and ``mean``/``ci`` of a bootstrap estimate when one was computed."""
+        d = {"name": self.name, "score": self.score, "counts": list(self.counts), "totals": list(self.totals),
+             "precisions": list(self.precisions), "bp": self.bp, "sys_len": self.sys_len, "ref_len": self.ref_len,
+             "ratio": float(self.ratio), "signature": str(self.signature)}
+        if self._ci >= 0:
+            d.update(mean=float(self._mean), ci=float(self._ci))
+        return d
 
     @property
     def ratio(self) -> float:
