@@ -34,7 +34,8 @@ WMT = "wmt21-news-systems"
 @pytest.fixture(scope="module")
 def files(shared_data, tmp_path_factory) -> dict[str, str]:
     """The first N_LINES lines of the WMT21 files, by short name (refs zhA, zhB, deA, deC, deD, jaA; hyps zh, de,
-    ja), their first N_SHORT lines (name_s), and a two-column tab-separated reference file zhAB."""
+    ja), their first N_SHORT lines (name_s), the whole files (name_f), a reference file with empty lines
+    (deC_gaps), a hypothesis file with one (de_gap), and a two-column tab-separated reference file zhAB."""
     root = data_file(shared_data, WMT)
     out = tmp_path_factory.mktemp("wmt21")
     sources = {
@@ -52,6 +53,16 @@ def files(shared_data, tmp_path_factory) -> dict[str, str]:
         Path(paths[name]).write_text("\n".join(text) + "\n", encoding="utf-8")
         paths[f"{name}_s"] = str(out / f"short.{Path(rel).name}")
         Path(paths[f"{name}_s"]).write_text("\n".join(text[:N_SHORT]) + "\n", encoding="utf-8")
+    for name, rel in sources.items():  # the whole files, read where they are
+        paths[f"{name}_f"] = str(data_file(root, *rel.split("/")))
+    # empty lines: every third line of reference C (sacreBLEU then scores those segments against A alone) and
+    # one hypothesis
+    paths["deC_gaps"] = str(out / "gaps.ref.C.de")
+    Path(paths["deC_gaps"]).write_text("".join("\n" if i % 3 == 2 else f"{t}\n" for i, t in enumerate(lines["deC"])),
+                                       encoding="utf-8")
+    paths["de_gap"] = str(out / "gap.hyp.de")
+    Path(paths["de_gap"]).write_text("".join("\n" if i == 6 else f"{t}\n" for i, t in enumerate(lines["de"])),
+                                     encoding="utf-8")
     paths["zhAB"] = str(out / "refs.AB.zh")
     Path(paths["zhAB"]).write_text("".join(f"{a.rstrip()}\t{b.rstrip()}\n" for a, b in zip(lines["zhA"],
                                                                                           lines["zhB"])),
@@ -141,6 +152,12 @@ CASES = [
     "@deA -i @de -m chrf --chrf-whitespace --chrf-eps-smoothing -cc 4 -f text -w 2",
     "@zhA_s -i @zh_s -m ter --ter-normalized --ter-asian-support -f text -w 2",
     "@deA_s -i @de_s -m ter --ter-case-sensitive --ter-no-punct -b -w 3",
+    # the whole WMT21 files (1,002 segments)
+    "@zhA_f @zhB_f -i @zh_f -l en-zh -m bleu chrf -f text -w 2",
+    "@deA_f @deC_f @deD_f -i @de_f -l en-de",
+    # empty reference lines (a variable number of references) and an empty hypothesis
+    "@deA @deC_gaps -i @de_gap -m bleu chrf -f text",
+    "@deA @deC_gaps -i @de_gap -sl -w 2",
     # -nr: references as tab-separated columns of one file
     "@zhAB -nr 2 -i @zh -l en-zh -m bleu chrf -f text",
     # sentence level: one line per segment
