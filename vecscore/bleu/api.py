@@ -76,7 +76,7 @@ from vecscore.inputs import (
 )
 from vecscore.parallel import accepts_workers
 from vecscore.route import note_compiled, use_plain
-from vecscore.significance.sacre_protocol import SacreMetricMethods, Signature
+from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature
 
 __all__ = [
     "BLEU",
@@ -182,6 +182,31 @@ def sentence_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScore
     counts, totals = _sacre_counts(st.correct, st.total, opts)
     return BLEUScores(s.score, counts, totals, s.precisions.T, s.bp, s.sys_len, s.ref_len,
                       opts.signature(stats.nrefs_label()), stats)
+
+
+_ROW_KERNEL: list = []
+
+
+def _float_row_score(correct: np.ndarray, total: np.ndarray, sys_len, ref_len, opts: Options) -> float:
+    """sacreBLEU's score of one row of float statistics (its float32 bootstrap sums) in their dtype: the plain
+    Python twin of :func:`vecscore.kernels.significance.bleu_rows_scores` (one row: no numba, no NumPy
+    passes over arrays of one element)."""
+    if not _ROW_KERNEL:
+        from vecscore.kernels.significance import bleu_rows_scores
+
+        _ROW_KERNEL.append(plain_formulas.plain_function(bleu_rows_scores))
+    from vecscore.kernels.pysum import NEUMAIER
+
+    pdt = np.float32 if correct.dtype == np.float32 else np.float64
+    code = {"none": 0, "floor": 1, "add-k": 2, "exp": 3}[opts.smooth_method]
+    value = opts.smooth_k
+    add = pdt(value) if opts.smooth_method == "add-k" else pdt(0.0)
+    floor = pdt(100.0 * value) if opts.smooth_method == "floor" else pdt(0.0)
+    out = np.zeros(1)
+    _ROW_KERNEL[0](np.array([np.trunc(float(sys_len))]), np.array([np.trunc(float(ref_len))]),
+                   correct.astype(pdt)[None, :], total.astype(pdt)[None, :], code, add, floor, pdt(100.0),
+                   bool(opts.effective_order), NEUMAIER, out)
+    return float(out[0])
 
 
 def _check_stats(stats, opts: Options) -> BleuStats:
@@ -385,7 +410,7 @@ class BLEU(SacreMetricMethods):
     ``trg_lang``, ``zh``, ``ja-mecab``, ``ko-mecab`` or ``13a``); as in
     sacreBLEU, ``effective_order`` defaults to False, also for
     :meth:`sentence_score`.  sacreBLEU's ``significance.PairedTest`` can
-    drive it (:mod:`vecscore.significance.sacre_protocol`).
+    drive it (:mod:`vecscore.sacrebleu_protocol`).
 
     Examples
     --------
@@ -585,24 +610,20 @@ class BLEU(SacreMetricMethods):
         opts = Options("none", False, smooth_method, smooth_value, k, bool(effective_order))
         whole = c.dtype.kind in "iub" and t.dtype.kind in "iub"
         ci, ti = (c[:k], t[:k]) if whole else (np.rint(c[:k]), np.rint(t[:k]))
-        one = np.ones(1, np.int64)
-        stats = BleuStats.from_arrays(np.array([int(sys_len)]), np.array([int(ref_len)]),
-                                      ci.astype(np.int64)[None, :], ti.astype(np.int64)[None, :], one)
-        result = corpus_result(stats, opts, plain_formulas)
+        s = plain_formulas.sacrebleu_corpus([int(sys_len)], [int(ref_len)], ci.astype(np.int64)[:, None],
+                                            ti.astype(np.int64)[:, None], smooth_method=opts.smooth_method,
+                                            smooth_value=opts.smooth_value, effective_order=opts.effective_order)
+        counts, totals = _sacre_counts(s.counts, s.totals, opts)
+        result = BLEUScore(s.score, counts, totals, s.precisions, s.bp, s.sys_len, s.ref_len)
         if whole:
             return result
         from dataclasses import replace
 
-        from vecscore.significance.scores import bleu_rows
-
-        row = np.concatenate([np.array([sys_len, ref_len], c.dtype), c[:k], t[:k].astype(c.dtype)])
-        score = bleu_rows(row[None, :], max_ngram_order=k, smooth_method=smooth_method, smooth_value=smooth_value,
-                          effective_order=bool(effective_order))[0]
-        return replace(result, score=float(score))
+        return replace(result, score=_float_row_score(c[:k], t[:k], sys_len, ref_len, opts))
 
     def _compute_score_from_stats(self, stats) -> BLEUScore:
         """sacreBLEU's ``_compute_score_from_stats``: one row ``[sys_len, ref_len, correct_1..K, total_1..K]``."""
-        from vecscore.significance.sacre_protocol import _row
+        from vecscore.sacrebleu_protocol import _row
 
         row, k, o = _row(stats), self._opts.max_ngram_order, self._opts
         return self.compute_bleu(row[2:2 + k], row[2 + k:2 + 2 * k], int(row[0]), int(row[1]), o.smooth_method,

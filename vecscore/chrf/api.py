@@ -49,6 +49,7 @@ from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
 from vecscore.inputs import Refs, as_rows, cached_mismatch, check_layout, read_refs
 from vecscore.parallel import accepts_workers
+from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
 
@@ -99,17 +100,23 @@ class CHRFScore:
     def __float__(self) -> float:
         return self.score
 
+    def to_dict(self) -> dict:
+        """sacreBLEU's fields as plain Python values (``json.dumps`` takes it): ``name``, ``score``,
+        ``char_order``, ``word_order``, ``beta``, ``signature``, and ``mean``/``ci`` of a bootstrap estimate."""
+        d = {"name": self.name, "score": float(self.score), "char_order": int(self.char_order),
+             "word_order": int(self.word_order), "beta": float(self.beta) if isinstance(self.beta, float) else
+             int(self.beta), "signature": str(self.signature)}
+        if self._ci >= 0:
+            d.update(mean=float(self._mean), ci=float(self._ci))
+        return d
 
-class CHRFSignature(str):
-    """The signature string; ``format(short=True)`` gives the short form, as sacreBLEU's ``Signature.format``.
+
+class CHRFSignature(Signature):
+    """The signature string; ``format(short=True)`` gives the short form and ``update(key, value)`` adds an
+    item, as sacreBLEU's ``Signature`` (:class:`vecscore.sacrebleu_protocol.Signature`).
 
     (A ``str``, so code written for vecscore's ``BLEU.get_signature`` works too.)
     """
-
-    short: str = ""
-
-    def format(self, short: bool = False) -> str:  # sacreBLEU's Signature.format
-        return self.short if short else str.__str__(self)
 
 
 def _signature(opts: Options, nrefs, short: bool = False) -> str:
@@ -206,8 +213,8 @@ def sentence_chrf(hypothesis: str, references: Sequence[str], char_order: int = 
 # --- the sacreBLEU-shaped class -----------------------------------------------------------------
 
 
-class CHRF:
-    """sacreBLEU's ``CHRF`` metric object, vectorized.
+class CHRF(SacreMetricMethods):
+    """sacreBLEU's ``CHRF`` metric object, vectorized (sacreBLEU's ``PairedTest`` can drive it).
 
     Parameters are sacreBLEU's: ``char_order`` (6), ``word_order`` (0; 2 is
     chrF++), ``beta`` (2), ``lowercase``, ``whitespace`` (keep whitespace in
@@ -342,9 +349,19 @@ class CHRF:
 
             long_sig, short_sig = (resampling_signature(x, bs=resampled[0], seed=resampled[1])
                                    for x in (long_sig, short_sig))
-        sig = CHRFSignature(long_sig)
-        sig.short = short_sig
-        return sig
+        return CHRFSignature(long_sig, short_sig) if not short else CHRFSignature(short_sig, short_sig)
+
+    def _compute_score_from_stats(self, stats) -> CHRFScore:
+        """sacreBLEU's ``_compute_score_from_stats``: the score of one row of summed statistics (float32
+        bootstrap sums give sacreBLEU's float32 score)."""
+        from vecscore.significance.scores import chrf_rows
+
+        row = _row(stats)
+        score = chrf_rows(row[None, :], beta=self.beta, eps_smoothing=self.eps_smoothing)[0]
+        result = CHRFScore(float(score), self.char_order, self.word_order, self.beta, row)
+        if isinstance(score, np.float32):  # sacreBLEU's score of float32 sums is a float32 (so are their means)
+            result.score = score  # type: ignore[assignment]
+        return result
 
     def __repr__(self) -> str:
         o = self._opts

@@ -39,6 +39,11 @@ class RougeScorer:
                  tokenizer: Any = None):  # an object with tokenize(text), or a callable str -> list[str]
         if isinstance(rouge_types, str):
             rouge_types = [rouge_types]
+        bad = [t for t in rouge_types if not (isinstance(t, str) and _ROUGE_SCORE_TYPES.fullmatch(t))]
+        if bad:  # refused here, when the scorer is built (rouge-score refuses them at the first score)
+            raise VecscoreError(f"invalid rouge type(s) {', '.join(map(repr, bad))}: RougeScorer takes rouge-score's "
+                                "types rouge1..rouge9, rougeL and rougeLsum (longer n-grams: vecscore.rouge(..., "
+                                "metrics=['rouge10']))")
         validate_metrics(rouge_types)
         if split_summaries:
             raise VecscoreError(
@@ -73,6 +78,8 @@ class RougeScorer:
             return rouge(predictions, [list(t) for t in as_rows(targets, "targets")], multi_ref="best", **self._options)
 
 
+#: the types rouge-score's RougeScorer takes
+_ROUGE_SCORE_TYPES = re.compile(r"rouge[1-9]|rougeL|rougeLsum")
 _ROW = re.compile(r"\b(hyps|refs)(\[\d+\])?")
 
 

@@ -50,6 +50,7 @@ from vecscore.inputs import (
     read_refs,
     read_rows,
 )
+from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
 from vecscore.ter.tokenize import TerTokenizer
 
 __all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature",
@@ -110,6 +111,17 @@ class TERScore:
 
     def __repr__(self) -> str:
         return self.format()
+
+    def to_dict(self) -> dict:
+        """sacreBLEU's fields as plain Python numbers (``json.dumps`` takes it): ``name``, ``score``,
+        ``num_edits``, ``ref_length``, ``signature``, and ``mean``/``ci`` of a bootstrap estimate."""
+        d = {"name": self.name, "score": float(self.score), "num_edits": float(self.num_edits),
+             "ref_length": float(self.ref_length), "signature": str(self.signature)}
+        if float(d["num_edits"]).is_integer():
+            d["num_edits"] = int(d["num_edits"])
+        if self._ci >= 0:
+            d.update(mean=float(self._mean), ci=float(self._ci))
+        return d
 
 
 def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
@@ -276,8 +288,9 @@ def sentence_ter(hypothesis: str, references: Sequence[str], normalized: bool = 
                reference_normalization=reference_normalization).sentence_score(hypothesis, references)
 
 
-class TER:
-    """sacreBLEU's ``sacrebleu.metrics.TER`` with the same options and numbers.
+class TER(SacreMetricMethods):
+    """sacreBLEU's ``sacrebleu.metrics.TER`` with the same options and numbers (sacreBLEU's ``PairedTest`` can
+    drive it).
 
     ``references`` (sacreBLEU's streams) are tokenized once and used when a
     call passes ``refs=None``.  ``refs_layout`` is the layout of every
@@ -383,17 +396,26 @@ class TER:
         edits, ref_length = self._statistics([hypothesis], [refs], "per-example")
         return corpus_score_from_stats(edits, ref_length, self._opts.signature(len(refs)))
 
-    def get_signature(self, short: bool = False) -> str:
-        """sacreBLEU's signature string (``nrefs`` is known once references were seen)."""
+    def get_signature(self, short: bool = False) -> Signature:
+        """sacreBLEU's signature (``nrefs`` is known once references were seen): a ``str``, with sacreBLEU's
+        ``Signature`` methods (``format(short)``, ``update(key, value)``)."""
         if self._nrefs is None:
             raise VecscoreError("the number of references is unknown: score something first")
-        sig = self._opts.signature(self._nrefs, short=short)
+        forms = [self._opts.signature(self._nrefs, short=x) for x in (False, True)]
         resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
-        if resampled is None:
-            return sig
-        from vecscore.significance.estimate import resampling_signature
+        if resampled is not None:
+            from vecscore.significance.estimate import resampling_signature
 
-        return resampling_signature(sig, bs=resampled[0], seed=resampled[1])
+            forms = [resampling_signature(x, bs=resampled[0], seed=resampled[1]) for x in forms]
+        return Signature(forms[1], forms[1]) if short else Signature(*forms)
+
+    def _compute_score_from_stats(self, stats) -> TERScore:
+        """sacreBLEU's ``_compute_score_from_stats``: the score of one row ``[edits, ref_length]``."""
+        from vecscore.significance.scores import ter_rows
+
+        row = _row(stats)
+        score = ter_rows(row[None, :])[0]  # float32 for float32 sums, as sacreBLEU's (so are their means)
+        return TERScore(score if isinstance(score, np.float32) else float(score), row[0].item(), row[1].item())
 
     def __repr__(self) -> str:
         once = ", reference_normalization='once'" if self.reference_normalization == "once" else ""
