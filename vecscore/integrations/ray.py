@@ -91,7 +91,7 @@ def _pool_size(num_actors, num_cpus_per_actor, cpus: float) -> tuple[int, int]:
         raise VecscoreError(f"num_actors={num_actors!r}; give a number of actors >= 1, a (min, max) pair, or None "
                             "to size the pool from the cluster's CPUs")
     if low * num_cpus_per_actor > room:
-        fix = (f"ask for at most {fit} actors, " if fit >= 1 else "") + \
+        fix = (f"ask for at most {fit} actor{'s' if fit > 1 else ''}, " if fit >= 1 else "") + \
             "lower num_cpus_per_actor, or leave num_actors=None to size the pool from the cluster"
         raise VecscoreError(
             f"num_actors={num_actors!r} with num_cpus_per_actor={num_cpus_per_actor:g} reserves "
