@@ -184,6 +184,24 @@ def sentence_result(stats: BleuStats, opts: Options, formulas=None) -> BLEUScore
                       opts.signature(stats.nrefs_label()), stats)
 
 
+class _RowScore(BLEUScore):
+    """The :class:`BLEUScore` of one row of statistics whose score is computed at once and whose other fields on
+    first use (sacreBLEU's ``PairedTest`` reads only ``score``, of thousands of rows)."""
+
+    def __init__(self, score: float, full):  # noqa: D107 - no dataclass __init__: the fields come from full()
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "_full", full)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "_full" or "_full" not in self.__dict__:
+            raise AttributeError(name)
+        full = self.__dict__.pop("_full")()
+        for key in BLEUScore.__dataclass_fields__:
+            if key != "score":
+                object.__setattr__(self, key, getattr(full, key))
+        return getattr(self, name)
+
+
 _ROW_KERNEL: list = []
 
 
@@ -346,7 +364,7 @@ def raw_corpus_bleu(hyps: Iterable[Any], refs: Iterable[Any], smooth_value: floa
     smoothing (``smooth_value``, default 0.1), effective order, no tokenized-input warning.
 
     >>> round(raw_corpus_bleu(["this is a fest"], [["this is a test"]], .01).score / 100, 12)
-    0.223606797750
+    0.22360679775
     """
     return corpus_bleu(hyps, refs, "floor", smooth_value, True, False, "none", True)
 
@@ -591,9 +609,9 @@ class BLEU(SacreMetricMethods):
         return corpus_result(_check_stats(stats, self._opts), self._opts)
 
     @staticmethod
-    def compute_bleu(correct: Sequence[Any], total: Sequence[Any], sys_len: int, ref_len: int,
-                     smooth_method: str = "none", smooth_value: float | None = None, effective_order: bool = False,
-                     max_ngram_order: int = 4) -> BLEUScore:
+    def compute_bleu(correct: Sequence[Any] | np.ndarray, total: Sequence[Any] | np.ndarray, sys_len: int,
+                     ref_len: int, smooth_method: str = "none", smooth_value: float | None = None,
+                     effective_order: bool = False, max_ngram_order: int = 4) -> BLEUScore:
         """sacreBLEU's ``BLEU.compute_bleu``: the score of summed statistics (``correct``/``total`` per order).
 
         Float statistics (sacreBLEU's float32 bootstrap sums) give sacreBLEU's score in their dtype; the
@@ -626,8 +644,16 @@ class BLEU(SacreMetricMethods):
         from vecscore.sacrebleu_protocol import _row
 
         row, k, o = _row(stats), self._opts.max_ngram_order, self._opts
-        return self.compute_bleu(row[2:2 + k], row[2 + k:2 + 2 * k], int(row[0]), int(row[1]), o.smooth_method,
-                                 o.smooth_value, o.effective_order, k)
+        correct, total = row[2:2 + k], row[2 + k:2 + 2 * k]
+        if len(correct) < k or len(total) < k:
+            raise VecscoreError(f"a row of BLEU statistics has 2 + 2 * {k} numbers, got {len(row)}")
+        score = _float_row_score(correct, total, row[0], row[1], o)
+
+        def full() -> BLEUScore:
+            return self.compute_bleu(correct, total, int(row[0]), int(row[1]), o.smooth_method, o.smooth_value,
+                                     o.effective_order, k)
+
+        return _RowScore(score, full)
 
     def get_signature(self, short: bool = False) -> Signature:
         """sacreBLEU's signature (``nrefs`` is known once references were seen): a ``str`` of the long form
