@@ -214,7 +214,7 @@ class SharedReferences:
                                           brevity_penalty=brevity_penalty))
         stats, formulas = self._bleu_stats(self._hyps([hyps] if one else hyps), o.max_ngram_order, o.brevity_penalty)
         scores = sentence_result(stats, o, formulas)
-        return scores[0] if one else scores
+        return scores[0] if one else replace(scores, index=row_index(hyps))
 
     def corpus_bleu(self, hyps: Iterable[Any], *, smooth_method: str = "exp", smooth_value: float | None = None,
                     max_ngram_order: int = 4, effective_order: bool = False, brevity_penalty: str = "closest",

@@ -43,6 +43,7 @@ vecscore                               sacreBLEU 2.6
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ from vecscore.bleu.options import (
 from vecscore.bleu.scores import BLEUScore, BLEUScores
 from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats
 from vecscore.errors import VecscoreError
+from vecscore.frames import row_index
 from vecscore.inputs import (
     Refs,
     as_rows,
@@ -353,10 +355,11 @@ def sentence_bleu(
                                 "(sacreBLEU's sentence_bleu(hypothesis, [ref1, ref2, ...])), not a single string")
         stats, formulas = _stats(*_read([hyps], [as_rows(refs, "refs")], opts, "per-example"), opts)
         return sentence_result(stats, opts, formulas)[0]
+    index = row_index(hyps)  # the caller's row labels (a pandas Series' index), for to_pandas()
     hyps, kind, read = _read(hyps, refs, opts, refs_layout)
     stats, formulas = _stats(hyps, kind, read, opts)
     warn_cjk(hyps, kind, opts)
-    return sentence_result(stats, opts, formulas)
+    return replace(sentence_result(stats, opts, formulas), index=index)
 
 
 def raw_corpus_bleu(hyps: Iterable[Any], refs: Iterable[Any], smooth_value: float | None = None) -> BLEUScore:
@@ -592,8 +595,9 @@ class BLEU(SacreMetricMethods):
 
     def sentence_scores(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None) -> BLEUScores:
         """Every pair's ``BLEU.sentence_score``, with this object's options, in one call."""
+        index = row_index(hyps)  # the caller's row labels, for to_pandas()
         stats, formulas, _, _ = self._statistics(hyps, refs)
-        return sentence_result(stats, self._opts, formulas)
+        return replace(sentence_result(stats, self._opts, formulas), index=index)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
         """One hypothesis against its references, as sacreBLEU's ``BLEU.sentence_score``."""

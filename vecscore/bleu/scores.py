@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from vecscore.bleu import formulas as bf
 from vecscore.bleu.stats import BleuStats
 from vecscore.confidence import confidence_fields
+from vecscore.frames import arrow_table, pandas_frame, plain, polars_frame
 
 __all__ = ["BLEUScore", "BLEUScores", "StatList"]
 
@@ -129,9 +131,41 @@ class BLEUScores:
     ref_len: np.ndarray
     signature: str = ""
     stats: BleuStats | None = field(default=None, repr=False, compare=False)
+    #: the row labels of the pandas ``Series`` the hypotheses came from (``None`` for other inputs)
+    index: Any = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.score)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Flat columns: ``score``, ``bp``, ``sys_len``, ``ref_len``, then ``counts_k``, ``totals_k`` and
+        ``precisions_k`` for every order ``k``."""
+        cols = {"score": self.score, "bp": self.bp, "sys_len": self.sys_len, "ref_len": self.ref_len}
+        for name in ("counts", "totals", "precisions"):
+            values = np.asarray(getattr(self, name))
+            for k in range(values.shape[1] if values.ndim == 2 else 0):
+                cols[f"{name}_{k + 1}"] = values[:, k]
+        return cols
+
+    def to_pandas(self, *, index: Any = None) -> Any:
+        """A DataFrame of :meth:`columns`, one row per pair; its index is ``index`` if given (one label per
+        pair), else the index of the pandas ``Series`` the hypotheses came from, else a ``RangeIndex``."""
+        return pandas_frame(self.columns(), len(self), index=index, kept=self.index)
+
+    def to_arrow(self) -> Any:
+        """A ``pyarrow.Table`` of :meth:`columns`, one row per pair in input order (needs pyarrow)."""
+        return arrow_table(self.columns())
+
+    def to_polars(self) -> Any:
+        """A ``polars.DataFrame`` of :meth:`columns`, one row per pair in input order (needs polars)."""
+        return polars_frame(self.columns())
+
+    def to_dict(self) -> dict:
+        """``name``, ``signature`` and the per-pair fields as Python lists (``counts``, ``totals`` and
+        ``precisions``: one list per pair), for ``json.dumps``."""
+        return {"name": "BLEU", "score": plain(self.score), "counts": plain(self.counts),
+                "totals": plain(self.totals), "precisions": plain(self.precisions), "bp": plain(self.bp),
+                "sys_len": plain(self.sys_len), "ref_len": plain(self.ref_len), "signature": str(self.signature)}
 
     def __getitem__(self, i: int) -> BLEUScore:
         return BLEUScore(float(self.score[i]), self.counts[i], self.totals[i], self.precisions[i],
