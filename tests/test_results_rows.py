@@ -367,3 +367,54 @@ def test_shared_references_rouge_keeps_the_index(frame, oracle):
     result = vecscore.SharedReferences(shared).rouge(frame.hyp, metrics=METRICS)
     joined = frame.join(result.to_pandas())
     _check_joined(joined, {label: oracle.score_multi(shared, row.hyp) for label, row in frame.iterrows()})
+
+
+# --- sentence BLEU ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sacre_rows(frame):
+    sacrebleu = pytest.importorskip("sacrebleu")
+    return {label: sacrebleu.sentence_bleu(row.hyp, [row.ref]) for label, row in frame.iterrows()}
+
+
+def _check_bleu_joined(joined, expected: dict) -> None:
+    assert len(joined) == len(expected)
+    for label, want in expected.items():
+        assert abs(joined.loc[label, "score"] - want.score) <= 1e-9, label
+        assert joined.loc[label, "sys_len"] == want.sys_len and joined.loc[label, "ref_len"] == want.ref_len
+        for k in range(4):
+            assert joined.loc[label, f"counts_{k + 1}"] == want.counts[k], (label, k)
+            assert joined.loc[label, f"totals_{k + 1}"] == want.totals[k], (label, k)
+
+
+def test_sentence_bleu_to_pandas_joins_back(frame, sacre_rows):
+    _check_bleu_joined(frame.join(vecscore.sentence_bleu(frame.hyp, frame.ref).to_pandas()), sacre_rows)
+    scores = vecscore.BLEU(effective_order=True).sentence_scores(frame.hyp, list(frame.ref))
+    _check_bleu_joined(frame.join(scores.to_pandas()), sacre_rows)
+    shared = list(frame.refs.iloc[0])
+    sacrebleu = pytest.importorskip("sacrebleu")
+    joined = frame.join(vecscore.SharedReferences(shared).sentence_bleu(frame.hyp).to_pandas())
+    _check_bleu_joined(joined, {label: sacrebleu.sentence_bleu(row.hyp, shared) for label, row in frame.iterrows()})
+    with pytest.raises(VecscoreError, match="index has 2 labels"):
+        vecscore.sentence_bleu(frame.hyp, frame.ref).to_pandas(index=["x", "y"])
+
+
+def test_sentence_bleu_tables_and_dict(frame, sacre_rows):
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("polars")
+    scores = vecscore.sentence_bleu(list(frame.hyp), list(frame.ref))
+    pdf = scores.to_pandas()
+    assert isinstance(pdf.index, pd.RangeIndex)
+    assert scores.to_arrow().column_names == list(pdf.columns) == scores.to_polars().columns
+    for name in pdf.columns:
+        np.testing.assert_array_equal(scores.to_arrow().column(name).to_numpy(), pdf[name].to_numpy())
+        np.testing.assert_array_equal(scores.to_polars()[name].to_numpy(), pdf[name].to_numpy())
+    d = _round_trip(scores)
+    assert d["signature"] == scores.signature
+    for i, label in enumerate(frame.index):
+        want = sacre_rows[label]
+        assert abs(d["score"][i] - want.score) <= 1e-9 and abs(d["bp"][i] - want.bp) <= 1e-12
+        assert d["counts"][i] == list(want.counts) and d["totals"][i] == list(want.totals)
+        assert d["sys_len"][i] == want.sys_len and d["ref_len"][i] == want.ref_len
+        assert max(abs(a - b) for a, b in zip(d["precisions"][i], want.precisions)) <= 1e-9
