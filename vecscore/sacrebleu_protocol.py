@@ -44,6 +44,9 @@ class Signature(str):
     slicing) stays the form it was made with.
     """
 
+    info: dict[str, Any]
+    _abbr: dict[str, str]
+
     def __new__(cls, long: str, short: str = ""):
         self = super().__new__(cls, long)
         keys = [item.split(":", 1)[0] for item in long.split("|") if item]
@@ -72,7 +75,7 @@ class Signature(str):
         items.insert(at, (key, value))
         self.info = dict(items)
 
-    def format(self, short: bool = False) -> str:
+    def format(self, short: bool = False) -> str:  # type: ignore[override]  # sacreBLEU's Signature.format
         out = []
         for key, value in self.info.items():
             if value is None:

@@ -115,10 +115,9 @@ class TERScore:
     def to_dict(self) -> dict:
         """sacreBLEU's fields as plain Python numbers (``json.dumps`` takes it): ``name``, ``score``,
         ``num_edits``, ``ref_length``, ``signature``, and ``mean``/``ci`` of a bootstrap estimate."""
-        d = {"name": self.name, "score": float(self.score), "num_edits": float(self.num_edits),
+        edits = float(self.num_edits)
+        d = {"name": self.name, "score": float(self.score), "num_edits": int(edits) if edits.is_integer() else edits,
              "ref_length": float(self.ref_length), "signature": str(self.signature)}
-        if float(d["num_edits"]).is_integer():
-            d["num_edits"] = int(d["num_edits"])
         if self._ci >= 0:
             d.update(mean=float(self._mean), ci=float(self._ci))
         return d
@@ -415,7 +414,8 @@ class TER(SacreMetricMethods):
 
         row = _row(stats)
         score = ter_rows(row[None, :])[0]  # float32 for float32 sums, as sacreBLEU's (so are their means)
-        return TERScore(score if isinstance(score, np.float32) else float(score), row[0].item(), row[1].item())
+        return TERScore(score if isinstance(score, np.float32) else float(score),  # type: ignore[arg-type]
+                        row[0].item(), row[1].item())
 
     def __repr__(self) -> str:
         once = ", reference_normalization='once'" if self.reference_normalization == "once" else ""
