@@ -338,7 +338,7 @@ def test_unsupported_options_take_the_compiled_route():
     with pytest.MonkeyPatch.context() as m:
         m.setenv("VECSCORE_ROUTE", "plain")
         assert _same_scores(corpus_bleu(ids_h, ids_r, tokenize="none"), a)  # token ids: compiled even so
-    assert not plain_bleu.supports("ids", "none") and not plain_bleu.supports("text", "ja-mecab")
+    assert not plain_bleu.supports("ids", "none") and not plain_bleu.supports("text", "no-such-tokenizer")
 
 
 # --- edges and errors -----------------------------------------------------------------------------
