@@ -202,7 +202,7 @@ def test_aichallenger_data3_zh(shared_data):
     st = seg.stats
     c, r = int(np.minimum(st.sys_len, st.ref_len).sum()), int(st.ref_len.sum())
     assert (c, r) == (74243, 79204)  # mteval's "min: 74243", "short_ref_length: 79204"
-    geo = np.exp(np.mean(np.log(seg.precisions / 100)))
+    geo = np.exp(np.mean(np.log(np.asarray(seg.precisions) / 100)))
     assert round(float(geo * np.exp(1 - r / c)), 4) == published
 
 

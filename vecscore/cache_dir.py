@@ -73,7 +73,8 @@ KERNEL_SOURCES = (
     "bleu/compiled.py", "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
     "chrf/formulas.py", "chrf/plain.py", "chrf/stats.py", "engine/batch.py", "engine/counts.py",
     "rouge/multiref.py", "rouge/results.py", "rouge/stats.py", "significance/adapters.py",
-    "significance/estimate.py", "ter/api.py", "ter/tokenize.py",
+    "significance/estimate.py", "significance/scores.py", "sacrebleu_protocol.py", "ter/api.py",
+    "ter/tokenize.py",
 )
 
 
