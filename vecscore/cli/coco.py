@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 
 from vecscore.errors import VecscoreError
-from vecscore.io.read import read_lines
+from vecscore.io.read import open_input, read_lines
 from vecscore.io.write import atomic_output, make_writer, output_format, write_json, write_text
 
 __all__ = ["run_coco", "CocoInput", "read_text_input", "read_json_input", "ROW_FORMATS"]
@@ -74,14 +74,7 @@ def read_text_input(hyp_path: str, ref_paths: list[str]) -> CocoInput:
 
 
 def _load_json(path: str, what: str):
-    try:
-        f = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except FileNotFoundError:
-        raise VecscoreError(f"cannot read {path}: no such file") from None
-    except IsADirectoryError:
-        raise VecscoreError(f"cannot read {path}: it is a directory; give a file") from None
-    except OSError as exc:
-        raise VecscoreError(f"cannot read {path}: {exc.strerror or exc}; check the path and its permissions") from None
+    f = sys.stdin.buffer if path == "-" else open_input(path)
     try:
         raw = f.read()
     finally:

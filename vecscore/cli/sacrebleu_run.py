@@ -14,6 +14,7 @@ import sys
 
 from vecscore.cli.sacrebleu_args import OUTPUT_FORMATS, SACREBLEU_VERSION
 from vecscore.errors import VecscoreError, warn
+from vecscore.io.read import open_input
 
 __all__ = ["run_sacrebleu", "tokenizer_for", "align_results", "with_version"]
 
@@ -64,18 +65,11 @@ def _refuse_unoffered(args) -> None:
 
 
 def _open_text(path: str, encoding: str):
+    opener = gzip.open if path.endswith(".gz") else open
     try:
-        if path.endswith(".gz"):
-            return gzip.open(path, "rt", encoding=encoding, newline="\n")
-        return open(path, encoding=encoding, newline="\n")
+        return open_input(path, lambda: opener(path, "rt", encoding=encoding, newline="\n"))
     except LookupError:
         raise VecscoreError(f"--encoding {encoding}: unknown encoding; e.g. utf-8, latin-1") from None
-    except FileNotFoundError:
-        raise VecscoreError(f"cannot read {path}: no such file") from None
-    except IsADirectoryError:
-        raise VecscoreError(f"cannot read {path}: it is a directory; give a file") from None
-    except OSError as exc:
-        raise VecscoreError(f"cannot read {path}: {exc.strerror or exc}; check the path and its permissions") from None
 
 
 def _read(stream, name: str) -> list[str]:

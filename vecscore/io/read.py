@@ -47,18 +47,25 @@ def _name(path: str) -> str:
     return "<stdin>" if path == "-" else str(path)
 
 
+def open_input(path: str, opener=None):
+    """``opener()`` (default: ``path`` opened for reading bytes), a failure to open said in the user's terms: no such
+    file, a directory, or the system's reason."""
+    try:
+        return opener() if opener is not None else open(path, "rb")
+    except FileNotFoundError:
+        raise VecscoreError(f"cannot read {path}: no such file") from None
+    except IsADirectoryError:
+        raise VecscoreError(f"cannot read {path}: it is a directory; give a file") from None
+    except OSError as exc:
+        raise VecscoreError(f"cannot read {path}: {exc.strerror or exc}; check the path and its permissions") from None
+
+
 def _open_binary(path: str):
     if path == "-":
         return sys.stdin.buffer
-    p = Path(path)
-    if p.is_dir():
+    if Path(path).is_dir():
         raise VecscoreError(f"cannot read {path}: it is a directory; give a file")
-    try:
-        return open(p, "rb")
-    except FileNotFoundError:
-        raise VecscoreError(f"cannot read {path}: no such file") from None
-    except OSError as exc:
-        raise VecscoreError(f"cannot read {path}: {exc.strerror or exc}; check the path and its permissions") from None
+    return open_input(path)
 
 
 def _decode(raw: bytes, name: str, line: int, strip: bool = False) -> str:
