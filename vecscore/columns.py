@@ -74,9 +74,7 @@ def _null_error(what: str, row: int) -> VecscoreError:
 
 
 def _first_null(arr: Any) -> int:
-    mask = arr.is_null()
-    mask = mask.to_numpy(zero_copy_only=False)
-    return int(np.argmax(mask))
+    return int(np.argmax(arr.is_null().to_numpy(zero_copy_only=False)))
 
 
 def _strings(arr: Any, what: str) -> list:
@@ -117,8 +115,7 @@ def _list_values(arr: Any, what: str) -> tuple[list, np.ndarray]:
     """``(flat, offsets)`` of a column of lists of strings; a null item is named ``what[i][j]``."""
     values, offsets = _list_parts(arr, what)
     if _type_name(values.type) not in _STRING_TYPES:
-        raise VecscoreError(f"{what} is an Arrow column of lists of {values.type}; the references must be lists of "
-                            "strings")
+        raise VecscoreError(f"{what} is an Arrow column of lists of {values.type}; expected lists of strings")
     if values.null_count:
         k = _first_null(values)
         i = int(np.searchsorted(offsets, k, side="right") - 1)
@@ -144,7 +141,7 @@ def column_rows(rows: Any, what: str) -> list | None:
         flat, offsets = _list_values(arr, what)
         bounds = offsets.tolist()
         return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    if kind in ("null",) and len(arr) == 0:
+    if kind == "null" and len(arr) == 0:
         return []
     if kind in ("binary", "large_binary", "binary_view"):
         raise VecscoreError(f"{what} is an Arrow column of {arr.type}; decode it to strings first, e.g. "
