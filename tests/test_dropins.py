@@ -134,3 +134,21 @@ def test_rouge_scorer_types():
             rouge_scorer.RougeScorer([bad]).score("a b", "a")
     want = rouge_scorer.RougeScorer(["rouge9", "rougeL"]).score("a b c d e f g h i j", "a b c d e f g h i")
     assert RougeScorer(["rouge9", "rougeL"]).score("a b c d e f g h i j", "a b c d e f g h i") == want
+
+
+def test_sacrebleu_keyword_names():
+    """sacreBLEU's keyword names for the data (hypotheses=, hypothesis=, references=) give sacreBLEU's numbers."""
+    hyps = ["the cat sat on the mat", "a dog barked at the moon"]
+    refs = [["the cat is on the mat", "a dog barks at the moon"]]
+    pairs = (
+        (vecscore.corpus_bleu, sacrebleu.corpus_bleu, dict(hypotheses=hyps, references=refs)),
+        (raw_corpus_bleu, sacrebleu.raw_corpus_bleu, dict(hypotheses=hyps, references=refs)),
+        (vecscore.sentence_bleu, sacrebleu.sentence_bleu, dict(hypothesis=hyps[0], references=[refs[0][0]])),
+        (vecscore.BLEU().corpus_score, sacrebleu.BLEU().corpus_score, dict(hypotheses=hyps, references=refs)),
+        (vecscore.corpus_chrf, sacrebleu.corpus_chrf, dict(hypotheses=hyps, references=refs)),
+        (vecscore.corpus_ter, sacrebleu.corpus_ter, dict(hypotheses=hyps, references=refs)),
+    )
+    for ours, theirs, kwargs in pairs:
+        assert ours(**kwargs).score == pytest.approx(theirs(**kwargs).score, abs=1e-12), ours
+    with pytest.raises(VecscoreError, match="both hyps= and hypotheses="):
+        vecscore.corpus_bleu(hyps=hyps, hypotheses=hyps, refs=refs)

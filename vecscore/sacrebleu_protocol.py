@@ -20,14 +20,37 @@ vecscore's own paired tests use (so a score of float32 sums has sacreBLEU's floa
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["SacreMetricMethods", "Signature"]
+__all__ = ["SacreMetricMethods", "Signature", "sacrebleu_keywords"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def sacrebleu_keywords(**names: str) -> Callable[[_F], _F]:
+    """Let a function take sacreBLEU's keyword names for its data arguments as well as vecscore's:
+    ``@sacrebleu_keywords(hypotheses="hyps", references="refs")`` makes ``f(hypotheses=h, references=r)`` the
+    call ``f(hyps=h, refs=r)``.  Both names of one argument in one call are refused."""
+
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def named(*args: Any, **kwargs: Any) -> Any:
+            for theirs, ours in names.items():
+                if theirs in kwargs:
+                    if ours in kwargs:
+                        raise VecscoreError(f"got both {ours}= and {theirs}= (sacreBLEU's name for it); pass one")
+                    kwargs[ours] = kwargs.pop(theirs)
+            return fn(*args, **kwargs)
+
+        return named  # type: ignore[return-value]
+
+    return wrap
 
 #: where sacreBLEU's ``Signature.format`` puts the keys it shares across metrics (right after ``nrefs``)
 _GLOBAL_ORDER = ("nrefs", "bs", "ar", "seed", "test", "lang", "origlang", "subset")

@@ -78,7 +78,7 @@ from vecscore.inputs import (
 )
 from vecscore.parallel import accepts_workers
 from vecscore.route import note_compiled, use_plain
-from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature
+from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, sacrebleu_keywords
 
 __all__ = [
     "BLEU",
@@ -255,6 +255,7 @@ def bleu_statistics(hyps: Iterable[Any], refs: Iterable[Any], *, tokenize: str =
     return _stats(*_read(hyps, refs, opts, refs_layout), opts)[0]
 
 
+@sacrebleu_keywords(hypotheses="hyps", references="refs")
 @accepts_workers
 def corpus_bleu(
     hyps: Iterable[Any], refs: Iterable[Any], smooth_method: str = "exp", smooth_value: float | None = None,
@@ -317,6 +318,7 @@ def corpus_bleu(
     return corpus_result(stats, opts, formulas)
 
 
+@sacrebleu_keywords(hypothesis="hyps", references="refs")
 @accepts_workers
 def sentence_bleu(
     hyps: str | Iterable[Any], refs: Iterable[Any], smooth_method: str = "exp", smooth_value: float | None = None,
@@ -362,6 +364,7 @@ def sentence_bleu(
     return replace(sentence_result(stats, opts, formulas), index=index)
 
 
+@sacrebleu_keywords(hypotheses="hyps", references="refs")
 def raw_corpus_bleu(hyps: Iterable[Any], refs: Iterable[Any], smooth_value: float | None = None) -> BLEUScore:
     """sacreBLEU's ``raw_corpus_bleu``: corpus BLEU of text tokenized already (``tokenize="none"``), ``floor``
     smoothing (``smooth_value``, default 0.1), effective order, no tokenized-input warning.
@@ -574,6 +577,7 @@ class BLEU(SacreMetricMethods):
         """Per-pair statistics against ``refs`` or, if None, the cached references."""
         return self._statistics(hyps, refs)[0]
 
+    @sacrebleu_keywords(hypotheses="hyps", references="refs")
     def corpus_score(self, hyps: Sequence[Any], refs: Iterable[Any] | None = None,
                      n_bootstrap: int = 1) -> BLEUScore:
         """Corpus BLEU, as sacreBLEU's ``BLEU.corpus_score`` (``refs=None``: the cached ones).
