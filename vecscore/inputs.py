@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from vecscore.columns import column_refs, column_rows
+from vecscore.columns import TextColumn, column_refs, column_rows
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "as_rows", "read_rows",
@@ -69,8 +69,9 @@ def check_layout(refs_layout: str, auto: bool = True) -> str:
     return refs_layout
 
 
-def as_rows(rows: Any, what: str) -> list:
-    """The user's rows as one new list, read once: any iterable, by iteration (never by index).
+def as_rows(rows: Any, what: str) -> Any:
+    """The user's rows as one new list, read once: any iterable, by iteration (never by index); a string
+    column of a data library as a :class:`vecscore.columns.TextColumn` (its own buffer, a sequence of ``str``).
 
     A pandas Series after filtering (an index without 0), a generator, a
     NumPy array or a custom sequence all give their items in iteration order.
@@ -121,7 +122,9 @@ def _unit_error(what: str, x: Any, kind: str) -> VecscoreError:
 
 def all_exact_str(rows) -> bool:
     """Whether every row (of a list, or any iterable) is exactly a ``str``: one C-level pass (the types listed and
-    counted by identity, about twice as fast as a set of them)."""
+    counted by identity, about twice as fast as a set of them).  A string column's rows are ``str`` already."""
+    if isinstance(rows, TextColumn):
+        return True
     types = list(map(type, rows))
     return types.count(str) == len(types)
 
@@ -253,7 +256,7 @@ class Refs(Sequence):
 
     __slots__ = ("flat", "ptr", "layout", "what", "kind", "_single", "_stream")
 
-    def __init__(self, flat: list, ptr: np.ndarray, layout: str = "per-example", what: str = "refs",
+    def __init__(self, flat: Any, ptr: np.ndarray, layout: str = "per-example", what: str = "refs",
                  single: bool | np.ndarray = False, stream: np.ndarray | None = None, kind: str = "text"):
         self.flat = flat
         self.ptr = ptr
@@ -420,7 +423,7 @@ def _text_refs(entries: list, n_pairs: int | None, layout: str, what: str) -> Re
     return _read_text_refs(flat, ends, single, n_pairs, layout, what)
 
 
-def _read_text_refs(flat: list, ends: np.ndarray, single, n_pairs: int | None, layout: str, what: str) -> Refs:
+def _read_text_refs(flat: Sequence, ends: np.ndarray, single, n_pairs: int | None, layout: str, what: str) -> Refs:
     """:class:`Refs` of entries read into ``flat`` (entry ``k``'s items end at ``ends[k]``): texts made exact,
     the layout decided and checked."""
     ptr = np.zeros(len(ends) + 1, np.int64)
@@ -470,7 +473,7 @@ def _entry_name(ptr: np.ndarray, single, row: int, what: str) -> str:
     return f"{what}[{k}]" if one else f"{what}[{k}][{row - int(ptr[k])}]"
 
 
-def _exact_texts(flat: list, ptr: np.ndarray, single, what: str) -> bool:
+def _exact_texts(flat: Any, ptr: np.ndarray, single, what: str) -> bool:
     """Make every text of ``flat`` exact (in place); whether it holds a ``None``. Other items are named."""
     if _all_str(flat):
         return False
@@ -486,11 +489,11 @@ def _exact_texts(flat: list, ptr: np.ndarray, single, what: str) -> bool:
     return missing
 
 
-def _first_none(flat: list) -> int:
+def _first_none(flat: Sequence) -> int:
     return next(i for i, x in enumerate(flat) if x is None)
 
 
-def _transposed(flat: list, n: int) -> list:
+def _transposed(flat: Sequence, n: int) -> list:
     """``flat`` read as an ``n x n`` table, row after row, transposed (C-level slices)."""
     out = [None] * (n * n)
     for k in range(n):
@@ -498,7 +501,7 @@ def _transposed(flat: list, n: int) -> list:
     return out
 
 
-def _text_layout(flat: list, ptr: np.ndarray, single, n_pairs: int | None, missing: bool) -> str:
+def _text_layout(flat: Sequence, ptr: np.ndarray, single, n_pairs: int | None, missing: bool) -> str:
     """``"auto"``'s layout of entries read into ``flat`` (texts exact, or ``None``: ``missing``)."""
     n_entries = len(ptr) - 1
     if n_entries == 0 or _any(single):
@@ -527,7 +530,7 @@ def _neither(lens: np.ndarray, n_pairs: int) -> VecscoreError:
     )
 
 
-def _streams(flat: list, ptr: np.ndarray, single, n_pairs: int | None, missing: bool, what: str) -> Refs:
+def _streams(flat: Sequence, ptr: np.ndarray, single, n_pairs: int | None, missing: bool, what: str) -> Refs:
     """Streams (``flat``: stream after stream) regrouped pair after pair, ``None`` left out."""
     n_streams = len(ptr) - 1
     if n_streams == 0:

@@ -24,10 +24,11 @@ from itertools import chain
 
 import numpy as np
 
+from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError
 from vecscore.inputs import Refs, check_units, exact_text, normalize_refs
-from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
-from vecscore.kernels.wide_text import transcode_rows
+from vecscore.kernels.in_place import ASCII, NON_ASCII, NOT_STR, TextRows, from_buffer, str_rows
+from vecscore.kernels.wide_text import ROUGE_SCORE, UTF8, WIDE_SPACES, transcode_rows
 
 __all__ = ["pair_rows", "ready_rows", "ReadyRows", "Rows"]
 
@@ -66,6 +67,13 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         if refs.n_pairs != n:
             raise VecscoreError(f"got {n} hypotheses but {refs.n_pairs} reference entries; they must match")
         refs, refs_layout = (refs.flat, "per-example") if refs.one_each else (refs, refs_layout)
+    if isinstance(hyps, TextColumn):  # a string column: its buffer is read as it is
+        got = _column_pairs(hyps, refs, ready, n, refs_layout, encode, transcode, table, fail)
+        if got is not NotImplemented:
+            return got
+        hyps = hyps.decoded()
+    if isinstance(refs, TextColumn):
+        refs = refs.decoded()
     per_example = (ready is None and refs_layout == "per-example" and not isinstance(refs, (str, bytes, Refs))
                    and hasattr(refs, "__len__") and len(refs) == n)
     # hypotheses and (if they may be one str per hypothesis) references in one scan
@@ -95,6 +103,13 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
         rows = TextRows.concat([TextRows(rows.addrs[:n], rows.lens[:n], rows.kind[:n], rows.keep[:1],
                                          rows.widths()[:n]), r])
     texts = Rows(rows.keep[0], flat)
+    rows = _resolved(rows, texts, encode, transcode, table, fail)
+    return None if rows is None else _with_ready(rows, ref_ptr, texts, ready)
+
+
+def _resolved(rows: TextRows, texts, encode, transcode, table, fail) -> TextRows | None:
+    """``rows`` with every row that is not ASCII turned into the bytes the kernel reads: transcoded in place
+    (``transcode``) or encoded (``encode``; ``None``: the call returns ``None`` when a row needs it)."""
     other = np.flatnonzero(rows.kind != ASCII)
     if len(other):
         wide = rows.widths()[other] > 0 if transcode is not None else np.zeros(len(other), bool)
@@ -110,7 +125,76 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
             rows = rows.patched(rest, blobs)
         if len(bad):
             raise fail(int(bad[0]))
+    return rows
+
+
+def _column_pairs(hyps: TextColumn, refs, ready, n: int, refs_layout: str, encode, transcode, table, fail):
+    """:func:`pair_rows` of a string column's hypotheses with references from a string column (one per pair,
+    or a list column's, :class:`Refs` over a :class:`TextColumn`) or prepared ones: every text read from the
+    columns' own UTF-8 buffers.  ``NotImplemented`` for other references (the caller reads the decoded rows)."""
+    if ready is not None:
+        flat, ref_ptr = _NO_TEXT, np.zeros(1, np.int64)
+    elif isinstance(refs, TextColumn) and refs_layout in ("per-example", "auto") and len(refs) == n:
+        flat, ref_ptr = refs, np.arange(n + 1, dtype=np.int64)
+    elif isinstance(refs, Refs) and isinstance(refs.flat, TextColumn):
+        flat, ref_ptr = refs.flat, refs.ptr
+    else:
+        return NotImplemented
+    parts = [hyps] if flat is _NO_TEXT else [hyps, flat]
+    rows = TextRows.concat([from_buffer(p.data, p.offsets) for p in parts])
+    texts = Rows(hyps, [] if flat is _NO_TEXT else flat)
+    need = np.concatenate([_needs_str(p, transcode) + k for p, k in zip(parts, (0, n))])
+    if len(need):  # rows whose UTF-8 is not yet the kernel's bytes: read as the str they are
+        strs = [texts[int(i)] for i in need]
+        sub = str_rows(strs)
+        if sub is None:
+            sub = _resolved(TextRows(rows.addrs[need], rows.lens[need], np.full(len(need), NON_ASCII, np.uint8),
+                                     (), None), strs, encode, None, None, lambda j: fail(int(need[j])))
+        else:
+            sub = _resolved(sub, strs, encode, transcode, table, lambda j: fail(int(need[j])))
+        if sub is None:
+            return None
+        rows = rows.pointed(need, sub.addrs, sub.lens, sub.keep)
     return _with_ready(rows, ref_ptr, texts, ready)
+
+
+#: no references (prepared ones are appended by :func:`_with_ready`)
+_NO_TEXT: list = []
+
+
+def _needs_str(column: TextColumn, transcode: int | None) -> np.ndarray:
+    """The rows of ``column`` whose UTF-8 bytes are not what the kernel of ``transcode`` reads, so that they are
+    read as ``str`` instead.  The kernels take every byte ``>= 0x80`` as a separator (``ROUGE_SCORE``, as the
+    one space that transcoding writes) or as part of a word (``UTF8``, whose bytes are the UTF-8 itself), so in
+    these two modes a row is read as its bytes unless it holds one of :data:`_SPECIAL`'s characters: ``U+0130``
+    or ``U+212A`` (``ROUGE_SCORE``, which lowers them to ASCII letters) or a non-ASCII space (``UTF8``).  In any
+    other mode every non-ASCII row is read as ``str``."""
+    if column.nbytes() == 0:
+        return np.zeros(0, np.int64)
+    if transcode not in _SPECIAL:
+        import pyarrow.compute as pc
+
+        return np.flatnonzero(~pc.string_is_ascii(column.arrow).to_numpy(zero_copy_only=False))
+    seqs = _SPECIAL[transcode]
+    lo = int(column.offsets[0])
+    data = column.data[lo:int(column.offsets[-1])]
+    at = np.flatnonzero(data >= min(b[0] for b in seqs))  # first bytes only: continuation bytes are < 0xC0
+    if not len(at):
+        return np.zeros(0, np.int64)
+    # a first byte is followed by its continuation bytes (the column is valid UTF-8): no read past the end
+    follow = [data[np.minimum(at + j, len(data) - 1)] for j in range(max(map(len, seqs)))]
+    hit = np.zeros(len(at), np.bool_)
+    for b in seqs:
+        same = follow[0] == b[0]
+        for j in range(1, len(b)):
+            same &= follow[j] == b[j]
+        hit |= same
+    return np.unique(np.searchsorted(column.offsets, at[hit] + lo, side="right") - 1)
+
+
+#: per transcoding mode, the UTF-8 of the characters that keep a non-ASCII row from being read as its bytes
+_SPECIAL = {ROUGE_SCORE: [chr(c).encode() for c in (0x130, 0x212A)],
+            UTF8: [chr(c).encode() for c in WIDE_SPACES]}
 
 
 def _with_ready(rows: TextRows, ref_ptr, texts, ready: "ReadyRows | None"):
