@@ -418,3 +418,24 @@ def test_sentence_bleu_tables_and_dict(frame, sacre_rows):
         assert d["counts"][i] == list(want.counts) and d["totals"][i] == list(want.totals)
         assert d["sys_len"][i] == want.sys_len and d["ref_len"][i] == want.ref_len
         assert max(abs(a - b) for a, b in zip(d["precisions"][i], want.precisions)) <= 1e-9
+
+
+def test_statistics_and_coco_evaluation_serialize():
+    from vecscore.bleu.api import bleu_statistics
+    from vecscore.coco import coco_bleu
+    from vecscore.coco.evaluate import evaluate
+
+    hyps = ["the cat sat on the mat", "a dog"]
+    refs = [["the cat is on the mat"], ["a dog barks", "the dog"]]
+    stats = bleu_statistics(hyps, refs)
+    d = _round_trip(stats)
+    # the hand count: pair 0 has 6 hypothesis tokens, 5 unigrams and 3 bigrams matched; pair 1 two tokens, both
+    # matched, one bigram matched, closest reference length 2
+    assert d["sys_len"] == [6, 2] and d["ref_len"] == [6, 2] and d["nrefs"] == [1, 2]
+    assert d["correct"][0][:2] == [5, 3] and d["correct"][1][:2] == [2, 1] and d["total"][1] == [2, 1, 0, 0]
+    _round_trip(coco_bleu(hyps, refs).stats)
+    result = evaluate({1: refs[0], "b": refs[1]}, {1: [hyps[0]], "b": [hyps[1]]})
+    d = _round_trip(result)
+    assert set(d["per_image"]) == {"1", "b"}
+    assert d["scores"] == {k: float(v) for k, v in result.scores.items()}
+    assert d["per_image"]["1"] == {k: float(v) for k, v in result.per_image[1].items()}

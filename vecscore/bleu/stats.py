@@ -72,6 +72,10 @@ class BleuStats:
     total: np.ndarray
     nrefs: np.ndarray
 
+    def to_dict(self) -> dict:
+        """Every field as nested lists of Python ints (``json.dumps`` takes it; :meth:`from_arrays` reads it back)."""
+        return {f: getattr(self, f).tolist() for f in ("sys_len", "ref_len", "correct", "total", "nrefs")}
+
     @classmethod
     def from_arrays(cls, sys_len: npt.ArrayLike, ref_len: npt.ArrayLike, correct: npt.ArrayLike,
                     total: npt.ArrayLike, nrefs: npt.ArrayLike | None = None) -> BleuStats:

@@ -41,6 +41,10 @@ class BleuStats:
     def take(self, rows: np.ndarray) -> BleuStats:
         return BleuStats(self.correct[rows], self.guess[rows], self.testlen[rows], self.reflen[rows])
 
+    def to_dict(self) -> dict:
+        """Every field as nested lists of Python numbers (``json.dumps`` takes it)."""
+        return {f: getattr(self, f).tolist() for f in ("correct", "guess", "testlen", "reflen")}
+
 
 #: coco-caption's BLEU statistics are sacreBLEU's with ``tokenize="none"`` (``str.split()`` tokens, counts
 #: clipped by the largest count in one reference, the closest reference length with ties to the shorter): the

@@ -23,6 +23,12 @@ class CocoEval:
     scores: dict
     per_image: dict
 
+    def to_dict(self) -> dict:
+        """``{"scores": {metric: float}, "per_image": {str(id): {metric: float}}}`` of Python values, image ids as
+        the strings JSON writes for them (``json.dumps`` takes it)."""
+        return {"scores": {m: float(v) for m, v in self.scores.items()},
+                "per_image": {str(k): {m: float(v) for m, v in row.items()} for k, row in self.per_image.items()}}
+
 
 def _captions(d: dict, name: str) -> dict:
     """``{id: [caption str, ...]}`` from ids to captions or to annotation dicts (``{"caption": ...}``)."""
