@@ -27,7 +27,7 @@ import numpy as np
 from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError
 from vecscore.inputs import Refs, check_units, exact_text, normalize_refs
-from vecscore.kernels.in_place import ASCII, NON_ASCII, NOT_STR, TextRows, from_buffer, str_rows
+from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
 from vecscore.kernels.wide_text import ROUGE_SCORE, UTF8, WIDE_SPACES, transcode_rows
 
 __all__ = ["pair_rows", "ready_rows", "ReadyRows", "Rows"]
@@ -133,33 +133,30 @@ def _column_pairs(hyps: TextColumn, refs, ready, n: int, refs_layout: str, encod
     or a list column's, :class:`Refs` over a :class:`TextColumn`) or prepared ones: every text read from the
     columns' own UTF-8 buffers.  ``NotImplemented`` for other references (the caller reads the decoded rows)."""
     if ready is not None:
-        flat, ref_ptr = _NO_TEXT, np.zeros(1, np.int64)
+        flat, ref_ptr = [], np.zeros(1, np.int64)
     elif isinstance(refs, TextColumn) and refs_layout in ("per-example", "auto") and len(refs) == n:
         flat, ref_ptr = refs, np.arange(n + 1, dtype=np.int64)
     elif isinstance(refs, Refs) and isinstance(refs.flat, TextColumn):
         flat, ref_ptr = refs.flat, refs.ptr
     else:
         return NotImplemented
-    parts = [hyps] if flat is _NO_TEXT else [hyps, flat]
+    parts = [hyps, flat] if isinstance(flat, TextColumn) else [hyps]
     rows = TextRows.concat([from_buffer(p.data, p.offsets) for p in parts])
-    texts = Rows(hyps, [] if flat is _NO_TEXT else flat)
+    texts = Rows(hyps, flat)
     need = np.concatenate([_needs_str(p, transcode) + k for p, k in zip(parts, (0, n))])
     if len(need):  # rows whose UTF-8 is not yet the kernel's bytes: read as the str they are
         strs = [texts[int(i)] for i in need]
         sub = str_rows(strs)
-        if sub is None:
-            sub = _resolved(TextRows(rows.addrs[need], rows.lens[need], np.full(len(need), NON_ASCII, np.uint8),
-                                     (), None), strs, encode, None, None, lambda j: fail(int(need[j])))
+        if sub is None:  # this Python's str cannot be read in place: encode those rows
+            if encode is None:
+                return None
+            rows = rows.patched(need, _encoded(encode, strs, need, fail))
         else:
             sub = _resolved(sub, strs, encode, transcode, table, lambda j: fail(int(need[j])))
-        if sub is None:
-            return None
-        rows = rows.pointed(need, sub.addrs, sub.lens, sub.keep)
+            if sub is None:
+                return None
+            rows = rows.pointed(need, sub.addrs, sub.lens, sub.keep)
     return _with_ready(rows, ref_ptr, texts, ready)
-
-
-#: no references (prepared ones are appended by :func:`_with_ready`)
-_NO_TEXT: list = []
 
 
 def _needs_str(column: TextColumn, transcode: int | None) -> np.ndarray:
