@@ -38,12 +38,45 @@ def _pairs(n_pairs: int):
     return hyps[:n_pairs], refs[:n_pairs]
 
 
-def _score(hyps, refs):
+def _rouge_bleu(hyps, refs):
     import vecscore as vs
 
     r = vs.rouge(hyps, refs, metrics=("rouge1", "rougeL"))
     b = vs.corpus_bleu(hyps, refs, refs_layout="per-example")
     return r, b
+
+
+def _chrf(hyps, refs):
+    import vecscore as vs
+
+    return vs.corpus_chrf(hyps, refs, refs_layout="per-example")
+
+
+def _ter(hyps, refs):
+    import vecscore as vs
+
+    return vs.corpus_ter(hyps, refs, refs_layout="per-example")
+
+
+def _coco(hyps, refs):
+    from vecscore import coco
+
+    return coco.coco_bleu(hyps, refs), coco.coco_rouge_l(hyps, refs)
+
+
+#: what each job scores (``--jobs``); the first is the default
+JOBS = {"rouge-bleu": _rouge_bleu, "chrf": _chrf, "ter": _ter, "coco": _coco}
+
+
+def _plain(result):
+    """A job's result as plain values, to check that every path gave the same numbers (outside the timing)."""
+    if isinstance(result, tuple):
+        return [_plain(x) for x in result]
+    if hasattr(result, "counts"):  # BLEU: its score and statistics
+        return [result.score, list(result.counts), list(result.totals)]
+    if hasattr(result, "to_dict"):
+        return result.to_dict()
+    return result.score
 
 
 def _readers(path: Path):
@@ -81,17 +114,18 @@ def _readers(path: Path):
     return readers
 
 
-def _same(a, b) -> bool:
-    ra, ba = a
-    rb, bb = b
-    return ra.to_dict() == rb.to_dict() and ba.score == bb.score and list(ba.counts) == list(bb.counts)
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", default="rouge-bleu",
+                    help=f"comma-separated, of {', '.join(JOBS)} (rouge-bleu: ROUGE-1/L per pair and corpus BLEU; "
+                         "chrf: corpus chrF; ter: corpus TER; coco: coco-caption's BLEU and ROUGE-L)")
     args = ap.parse_args(argv)
+    jobs = args.jobs.split(",")
+    unknown = [j for j in jobs if j not in JOBS]
+    if unknown:
+        ap.error(f"unknown job {unknown[0]!r}; choose from {', '.join(JOBS)}")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -110,36 +144,42 @@ def main(argv=None) -> None:
         print(f"{args.pairs:,} pairs x 2 references, {size:.0f} MB Parquet; numba threads: "
               f"{parallel.current_threads()}")
         readers = _readers(path)
-        first = readers["pyarrow columns"]()
-        _score(*first)  # untimed: loads the kernels and grows the heap to its working size
-        del first
-        best = {name: [np.inf, np.inf] for name in readers}
-        baseline = None
-        loads = []
-        for _ in range(args.repeat):  # rounds, each path once per round, so no path is favoured by its place
-            for name, read in readers.items():
-                t0 = time.perf_counter()
-                h, r = read()
-                t1 = time.perf_counter()
-                result = _score(h, r)
-                t2 = time.perf_counter()
-                del h, r
-                best[name] = [min(best[name][0], t1 - t0), min(best[name][1], t2 - t1)]
-                if baseline is None:
-                    baseline = result
-                elif not _same(result, baseline):
-                    raise SystemExit(f"{name}: the scores differ from the pyarrow columns' scores")
-                del result
-            loads.append("/".join(f"{x:.2f}" for x in os.getloadavg()))
-        rows = [(name, rd, sc, loads[-1]) for name, (rd, sc) in best.items()]
-        lists = next(r for r in rows if r[0] == "Python lists")
-        print("| input | read | score | read + score | vs lists | load |\n|---|---|---|---|---|---|")
-        for name, rd, sc, load in rows:
-            total = rd + sc
-            ratio = (lists[1] + lists[2]) / total
-            print(f"| {name} | {rd:.2f} s | {sc:.2f} s | {total:.2f} s | {ratio:.2f}x | {load} |")
+        for job in jobs:
+            _run(JOBS[job], job, readers, args.repeat)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS {peak:.0f} MB; identical scores on every path")
+
+
+def _run(score, job: str, readers: dict, repeat: int) -> None:
+    """One job's table: every reader's best read and score times over ``repeat`` rounds."""
+    first = readers["pyarrow columns"]()
+    score(*first)  # untimed: loads the kernels and grows the heap to its working size
+    del first
+    best = {name: [np.inf, np.inf] for name in readers}
+    baseline = None
+    loads = []
+    for _ in range(repeat):  # rounds, each path once per round, so no path is favoured by its place
+        for name, read in readers.items():
+            t0 = time.perf_counter()
+            h, r = read()
+            t1 = time.perf_counter()
+            result = score(h, r)
+            t2 = time.perf_counter()
+            del h, r
+            best[name] = [min(best[name][0], t1 - t0), min(best[name][1], t2 - t1)]
+            if baseline is None:
+                baseline = _plain(result)
+            elif _plain(result) != baseline:
+                raise SystemExit(f"{job}, {name}: the scores differ from the pyarrow columns' scores")
+            del result
+        loads.append("/".join(f"{x:.2f}" for x in os.getloadavg()))
+    rows = [(name, rd, sc, loads[-1]) for name, (rd, sc) in best.items()]
+    lists = next(r for r in rows if r[0] == "Python lists")
+    print(f"\n{job}\n| input | read | score | read + score | vs lists | load |\n|---|---|---|---|---|---|")
+    for name, rd, sc, load in rows:
+        total = rd + sc
+        ratio = (lists[1] + lists[2]) / total
+        print(f"| {name} | {rd:.2f} s | {sc:.2f} s | {total:.2f} s | {ratio:.2f}x | {load} |")
 
 
 if __name__ == "__main__":

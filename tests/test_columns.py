@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import vecscore as vs
+from vecscore import coco
 from vecscore.errors import VecscoreError
 
 pa = pytest.importorskip("pyarrow")
@@ -112,6 +113,9 @@ PER_EXAMPLE = {
     "chrf_statistics": lambda h, r: vs.chrf_statistics(h, r, refs_layout="per-example"),
     "corpus_ter": lambda h, r: vs.corpus_ter(h, r, refs_layout="per-example"),
     "ter_statistics": lambda h, r: vs.ter_statistics(h, r, refs_layout="per-example"),
+    "coco_bleu": lambda h, r: coco.coco_bleu(h, r).to_dict(),
+    "coco_rouge_l": lambda h, r: coco.coco_rouge_l(h, r).to_dict(),
+    "cider_d": lambda h, r: coco.cider_d(h, r).to_dict(),
 }
 
 

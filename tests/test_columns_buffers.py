@@ -200,3 +200,62 @@ def test_cached_references_from_a_column():
     bleu = vs.BLEU(references=[pa.array(first)])
     assert bleu.corpus_score(pa.array(h)).score == pytest.approx(
         sacrebleu.BLEU(references=[first]).corpus_score(h, None).score, abs=1e-9)
+
+
+@pytest.mark.parametrize("word_order", [0, 2])
+def test_chrf_from_columns_equals_lists_and_sacrebleu(word_order):
+    h, r = _repeat(3)
+    streams = [list(x) for x in zip(*r)]
+    chrf = sacrebleu.CHRF(word_order=word_order)
+    for kind, hyps in _hyp_columns(h).items():
+        got = vs.corpus_chrf(hyps, [pa.array(s) for s in streams], word_order=word_order)
+        assert got.score == pytest.approx(chrf.corpus_score(h, streams).score, abs=1e-9), kind
+        per_example = vs.corpus_chrf(hyps, _refs_column(r), word_order=word_order, refs_layout="per-example")
+        assert per_example.score == got.score, kind
+    one = vs.corpus_chrf(pa.array(h), [_hyp_columns([x[0] for x in r])["sliced"]], word_order=word_order)
+    assert one.score == pytest.approx(chrf.corpus_score(h, [streams[0]]).score, abs=1e-9)
+    rows = vs.chrf_statistics(pa.array(h), [pa.array(s) for s in streams], word_order=word_order)
+    assert np.array_equal(rows, vs.chrf_statistics(h, streams, word_order=word_order))
+
+
+def test_coco_from_columns_equals_lists_and_pycocoevalcap():
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.rouge.rouge import Rouge
+
+    from vecscore import coco
+
+    h, r = _repeat(3)
+    gts = {i: list(refs) for i, refs in enumerate(r)}
+    res = {i: [hyp] for i, hyp in enumerate(h)}
+    for kind, hyps in _hyp_columns(h).items():
+        refs = _refs_column(r)
+        got = coco.coco_bleu(hyps, refs)
+        assert got.to_dict() == coco.coco_bleu(h, r).to_dict(), kind
+        assert got.scores == pytest.approx(Bleu(4).compute_score(gts, res, verbose=0)[0], abs=1e-12), kind
+        got = coco.coco_rouge_l(hyps, refs)
+        assert got.to_dict() == coco.coco_rouge_l(h, r).to_dict(), kind
+        assert got.score == pytest.approx(Rouge().compute_score(gts, res)[0], abs=1e-12), kind
+        got = coco.cider_d(hyps, refs, df_refs=refs)
+        assert got.to_dict() == coco.cider_d(h, r).to_dict(), kind
+        assert got.score == pytest.approx(Cider().compute_score(gts, res)[0], abs=1e-12), kind
+
+
+def test_chrf_and_coco_read_the_buffers_without_decoding(route, monkeypatch):
+    if route != "compiled":
+        pytest.skip("the plain route reads decoded rows")
+    from vecscore import coco
+
+    h, r = HYPS * 20, REFS * 20  # every kind of row: the non-ASCII ones decoded together, not as a column
+
+    def refuse(self):
+        raise AssertionError("a column was decoded")
+
+    monkeypatch.setattr(TextColumn, "decoded", refuse)
+    streams = [pa.array(list(s)) for s in zip(*r)]
+    assert vs.corpus_chrf(pa.array(h), streams[:1]).score > 0
+    assert vs.corpus_chrf(pa.array(h), streams).score > 0  # two streams: interleaved by Arrow
+    assert vs.corpus_bleu(pa.array(h), streams).score > 0
+    assert vs.corpus_chrf(pa.array(h), _refs_column(r), refs_layout="per-example").score > 0
+    assert coco.coco_rouge_l(pa.array(h), _refs_column(r)).score > 0
+    assert coco.coco_bleu(pa.array(h), _refs_column(r)).scores[0] > 0

@@ -36,7 +36,7 @@ import numpy as np
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["TextColumn", "column_rows", "column_refs", "column_slice"]
+__all__ = ["TextColumn", "JoinedRows", "column_rows", "column_refs", "column_slice"]
 
 _STRING_TYPES = ("string", "large_string", "utf8", "large_utf8", "string_view")
 _LIST_TYPES = ("list", "large_list", "fixed_size_list", "list_view", "large_list_view")
@@ -157,11 +157,55 @@ class TextColumn(Sequence):
             hit &= self.data[ends - len(tail) + j] == byte
         return int(hit.sum())
 
+    def has_byte(self, byte: int) -> bool:
+        """Whether a row holds the byte ``byte`` (an ASCII character's, e.g. ``10`` for a newline)."""
+        return bool((self.data[self.offsets[0]:self.offsets[-1]] == byte).any())
+
+    def joined(self, rows: np.ndarray) -> tuple[str, np.ndarray]:
+        """The rows ``rows`` (indices) decoded together into one ``str``, with no ``str`` per row:
+        ``(text, starts)``, row ``rows[k]`` being ``text[starts[k]:starts[k + 1]]``."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        part = self.arrow.take(pa.array(rows, pa.int64()))
+        starts = np.zeros(len(rows) + 1, np.int64)
+        np.cumsum(pc.utf8_length(part).to_numpy(zero_copy_only=False), out=starts[1:])
+        data, offsets = _buffers(part)
+        return str(data[offsets[0]:offsets[-1]], "utf-8"), starts
+
     def decoded(self) -> list:
         """The rows as a list of ``str`` (decoded once, then kept)."""
         if self._decoded is None:
             self._decoded = self.arrow.to_numpy(zero_copy_only=False).tolist() if len(self) else []
         return self._decoded
+
+
+class JoinedRows(Sequence):
+    """Sequences of rows one after another (hypotheses, then references), without copying them: a reader that
+    knows a :class:`TextColumn` reads each part as it is (e.g. :func:`vecscore.chrf.stats.text_rows`)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, *parts: Sequence):
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(map(len, self.parts))
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return list(self)[i]
+        i = operator.index(i)
+        if i < 0:
+            i += len(self)
+        for part in self.parts:
+            if 0 <= i < len(part):
+                return part[i]
+            i -= len(part)
+        raise IndexError("JoinedRows index out of range")
+
+    def __iter__(self) -> Iterator:
+        return (row for part in self.parts for row in part)
 
 
 def _text_column(arr: Any, what: str) -> TextColumn:
@@ -183,13 +227,18 @@ def _text_column(arr: Any, what: str) -> TextColumn:
     except pa.ArrowInvalid as e:
         raise VecscoreError(f"{what} holds text that is not valid UTF-8 ({e}); decode it with the right codec "
                             "first") from None
+    return TextColumn(arr, *_buffers(arr))
+
+
+def _buffers(arr: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(data, offsets)`` of a string or large_string Array: its UTF-8 buffer and its offsets as ``int64``."""
     _, off_buf, data_buf = arr.buffers()
     width = np.int64 if _type_name(arr.type) in ("large_string", "large_utf8") else np.int32
     if len(arr) == 0 or off_buf is None:
-        return TextColumn(arr, np.zeros(0, np.uint8), np.zeros(1, np.int64))
+        return np.zeros(0, np.uint8), np.zeros(1, np.int64)
     offsets = np.frombuffer(off_buf, width)[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
     data = np.frombuffer(data_buf, np.uint8) if data_buf is not None and data_buf.size else np.zeros(0, np.uint8)
-    return TextColumn(arr, data, offsets)
+    return data, offsets
 
 
 def _list_parts(arr: Any, what: str) -> tuple[Any, np.ndarray]:

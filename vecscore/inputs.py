@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from itertools import chain, repeat
 from typing import Any
 
@@ -409,6 +410,9 @@ def _text_refs(entries: list, n_pairs: int | None, layout: str, what: str) -> Re
             raise _count_error(len(entries), n)
         return Refs(entries, np.arange(n + 1, dtype=np.int64), "per-example", what, True)
     single: bool | np.ndarray = False
+    streams = _column_streams(entries, n_pairs, layout, what)
+    if streams is not None:
+        return streams
     types = list(map(type, entries))
     if types.count(list) + types.count(tuple) == len(types):
         flat: list = []
@@ -421,6 +425,32 @@ def _text_refs(entries: list, n_pairs: int | None, layout: str, what: str) -> Re
     else:
         flat, ends, single = _read_entries(entries, layout, what)
     return _read_text_refs(flat, ends, single, n_pairs, layout, what)
+
+
+def _column_streams(entries: list, n_pairs: int | None, layout: str, what: str) -> Refs | None:
+    """:class:`Refs` of reference streams that are all string columns, read as columns (no ``str`` made): one
+    stream as it is, several interleaved pair after pair by Arrow (a copy of their bytes).  ``None`` for other
+    entries, and where ``"auto"`` could also read them as one entry per pair (the general reading decides)."""
+    if layout == "per-example" or not entries or (layout == AUTO_LAYOUT and len(entries) == n_pairs):
+        return None
+    columns = []
+    for k, e in enumerate(entries):
+        column = None if isinstance(e, (str, list, tuple, np.ndarray)) else column_rows(e, f"{what}[{k}]")
+        if not isinstance(column, TextColumn):
+            return None
+        columns.append(column)
+    n = len(columns[0]) if n_pairs is None else n_pairs
+    if len(columns) == 1:
+        return _read_text_refs(columns[0], np.array([len(columns[0])], np.int64), False, n_pairs, layout, what)
+    if (layout == AUTO_LAYOUT and len(columns) == n) or any(len(c) != n for c in columns):
+        return None  # the general reading names the stream whose length is wrong, or decides the layout
+    import pyarrow as pa
+
+    k = len(columns)
+    joined = pa.concat_arrays([c.arrow.cast(pa.large_string()) for c in columns])
+    order = np.arange(k * n, dtype=np.int64).reshape(k, n).T.ravel()  # pair after pair
+    flat = column_rows(joined.take(pa.array(order)), what)
+    return Refs(flat, np.arange(0, k * n + 1, k, dtype=np.int64), "streams", what)
 
 
 def _read_text_refs(flat: Sequence, ends: np.ndarray, single, n_pairs: int | None, layout: str, what: str) -> Refs:
@@ -718,12 +748,12 @@ def batch_rows(hyps: Sequence[Any], refs: Sequence[Any],
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _surrogate(x: str, name: str) -> None:
+def _surrogate(x: str, name: Callable[[], str]) -> None:
     if not x.isascii():
         m = _SURROGATE.search(x)
         if m:
             raise VecscoreError(
-                f"{name} has a lone surrogate (U+{ord(m.group()):04X}) at character {m.start()}, which is "
+                f"{name()} has a lone surrogate (U+{ord(m.group()):04X}) at character {m.start()}, which is "
                 "not valid Unicode text; decode the input with errors='replace' or remove the character"
             )
 
@@ -735,6 +765,8 @@ def check_unicode(rows: Any, what: str) -> None:
     ``rows`` is a list whose items are texts, or (nested) lists of texts, or
     :class:`Refs`; the error names the user's item, e.g. ``refs[3][1]``.
     """
+    if isinstance(rows, TextColumn) or (isinstance(rows, Refs) and isinstance(rows.flat, TextColumn)):
+        return  # valid UTF-8 (checked when the column was read) holds no surrogate
     if isinstance(rows, Refs):
         try:
             if all(map(str.isascii, rows.flat)):
@@ -743,7 +775,7 @@ def check_unicode(rows: Any, what: str) -> None:
             pass
         for k, x in enumerate(rows.flat):
             if isinstance(x, str):
-                _surrogate(x, rows.name(k))
+                _surrogate(x, partial(rows.name, k))
             elif isinstance(x, (list, tuple)):
                 check_unicode(x, rows.name(k))
         return
@@ -754,7 +786,7 @@ def check_unicode(rows: Any, what: str) -> None:
         pass
     for i, x in enumerate(rows):
         if isinstance(x, str):
-            _surrogate(x, f"{what}[{i}]")
+            _surrogate(x, f"{what}[{i}]".format)
         elif isinstance(x, (list, tuple)):
             check_unicode(x, f"{what}[{i}]")
 

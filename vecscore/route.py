@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
 
-from vecscore.columns import TextColumn
+from vecscore.columns import JoinedRows, TextColumn
 from vecscore.errors import VecscoreError
 
 __all__ = ["ROUTES", "PLAIN_MAX_CHARS", "LOADED_PLAIN_MAX_CHARS", "COST", "route", "use_plain", "note_compiled",
@@ -170,6 +170,11 @@ def text_chars(*groups) -> int:
     cap = _size_cap()
     total = 0
     for rows in groups:
+        if isinstance(rows, JoinedRows):
+            total += text_chars(*rows.parts)
+            if total > cap:
+                return cap + 1
+            continue
         if isinstance(rows, TextColumn):  # its bytes: at least its characters, read without decoding
             total += rows.nbytes()
             if total > cap:

@@ -19,12 +19,14 @@ operations, so the same bits).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from vecscore._jit import is_active
 from vecscore.chrf import formulas
 from vecscore.chrf import plain as plain_chrf
+from vecscore.columns import JoinedRows, TextColumn
 from vecscore.errors import VecscoreError
 from vecscore.inputs import (
     check_unicode,
@@ -114,7 +116,10 @@ def read_batch(hyps, refs, refs_layout: str, lowercase: bool, refs_name: str = "
     """``hyps``/``refs`` read once and flattened (see :func:`vecscore.inputs.read_refs` for the layouts)."""
     hyps = read_hyps(hyps)
     read = read_refs(refs, len(hyps), "text", refs_layout, refs_name)
-    texts = hyps + read.flat
+    if not lowercase and (isinstance(hyps, TextColumn) or isinstance(read.flat, TextColumn)):
+        texts: Any = JoinedRows(hyps, read.flat)  # string columns: read from their buffers (text_rows)
+    else:
+        texts = hyps + read.flat
     if lowercase:
         texts = list(map(str.lower, texts))  # exact str: no subclass's lower
     return ChrfBatch(texts, len(hyps), read.ptr, hyps, read)
@@ -234,6 +239,11 @@ def text_rows(texts: list) -> CodePoints:
     when in-place reading is off or unavailable, ``VECSCORE_FAST_PATH=0``)."""
     from vecscore.kernels.in_place import ASCII, str_rows
 
+    if isinstance(texts, (JoinedRows, TextColumn)):
+        parts = [_column_points(p) if isinstance(p, TextColumn) else text_rows(p)
+                 for p in (texts.parts if isinstance(texts, JoinedRows) else (texts,))]
+        return CodePoints(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("addrs", "lens", "widths")),
+                          tuple(k for p in parts for k in p.keep))
     rows = str_rows(texts)
     if rows is None:
         return _encoded(texts, np.arange(len(texts)), None)
@@ -244,6 +254,29 @@ def text_rows(texts: list) -> CodePoints:
     if len(todo) == 0:
         return CodePoints(rows.addrs, rows.lens, widths, (rows,))
     return _encoded(texts, todo, CodePoints(rows.addrs, rows.lens, widths, (rows,)))
+
+
+def _column_points(column: TextColumn) -> CodePoints:
+    """A string column's code points, with no ``str`` made: its ASCII rows read from its own buffer (one byte
+    each), the others decoded together into one ``str`` (C-level passes over those rows only) read in place."""
+    n = len(column)
+    addrs = column.data.ctypes.data + column.offsets[:-1]
+    lens = np.diff(column.offsets)
+    widths = np.ones(n, np.int64)
+    if column.nbytes() == 0:
+        return CodePoints(addrs, lens, widths, (column,))
+    import pyarrow.compute as pc
+
+    ascii_rows = pc.string_is_ascii(column.arrow).to_numpy(zero_copy_only=False)
+    other = np.flatnonzero(~ascii_rows)
+    if len(other) == 0:
+        return CodePoints(addrs, lens, widths, (column,))
+    text, starts = column.joined(other)
+    joined = text_rows([text])  # one str for them all: read in place (or its UTF-32)
+    addrs[other] = joined.addrs[0] + joined.widths[0] * starts[:-1]
+    lens[other] = np.diff(starts)
+    widths[other] = joined.widths[0]
+    return CodePoints(addrs, lens, widths, (column, *joined.keep))
 
 
 def _encoded(texts: list, todo: np.ndarray, base: CodePoints | None) -> CodePoints:

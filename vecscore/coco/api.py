@@ -119,8 +119,6 @@ def cider_d(hyps, refs, *, df_refs=None, n: int = 4, sigma: float = _cider.SIGMA
     """
     index = row_index(hyps)
     batch = items(hyps, refs)
-    if df_refs is not None:
-        df_refs = list(df_refs)
-    corpus = None if df_refs is None else items([""] * len(df_refs), df_refs)
+    corpus = None if df_refs is None else items(None, df_refs)
     per_item = _cider.item_scores(batch, _order(n), _cider.check_sigma(sigma), corpus)
     return CocoScore(float(np.mean(per_item)) if per_item.size else float("nan"), per_item, "CIDEr", index)

@@ -100,7 +100,7 @@ def bleu_stats(batch: Items, n: int = 4, table: Grams | None = None) -> BleuStat
         if got is not None:
             return got
     if table is None:
-        table = grams(batch.hyps + batch.refs, n, keep=False)
+        table = grams(list(batch.texts()), n, keep=False)
     if table.n_texts != n_items + len(batch.refs) or table.n_orders < n:
         raise ValueError("the n-gram table is not that of hyps + refs with enough orders")
     lengths = table.toks.lengths

@@ -52,12 +52,12 @@ def item_scores(batch: Items, n: int = 4, sigma: float = SIGMA, df_corpus: Items
     per_order = np.zeros((n_refs, n), dtype=np.float64)
     got = None
     if compiled.use_compiled(batch, compiled.CIDER_KIND, extra):
-        got = compiled.cider_values(batch.hyps + batch.refs + extra, m, batch.ref_ptr, df_owner, log_n)
+        got = compiled.cider_values(batch.texts(extra), m, batch.ref_ptr, df_owner, log_n)
     if got is not None:
         lengths, per_order[:, :m] = got
     else:
         if table is None:
-            table = grams(batch.hyps + batch.refs + extra, m, keep=False)
+            table = grams(list(batch.texts(extra)), m, keep=False)
         if table.n_texts != n_items + n_refs + len(extra) or table.n_orders < m:
             raise ValueError("the n-gram table is not that of the texts scored with enough orders")
         lengths = table.toks.lengths

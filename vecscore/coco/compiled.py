@@ -18,10 +18,13 @@ module imports no numba; its functions do.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from vecscore.coco.grams import TABLE_COUNTS, Tokens, idf_classes
 from vecscore.coco.items import Items
+from vecscore.columns import JoinedRows, TextColumn
 
 __all__ = ["ROUGE_KIND", "CIDER_KIND", "COST", "use_compiled", "token_ids", "lcs_rows", "cider_values", "ref_sums"]
 
@@ -33,7 +36,7 @@ CIDER_KIND = ("coco", "cider")
 #: 25,000 E2E items x 5 references (20 million characters), ROUGE-L 1.3 s and CIDEr-D 3.5 s
 COST = {ROUGE_KIND: 0.25, CIDER_KIND: 0.7}
 
-def use_compiled(batch: Items, kind: tuple, extra: list[str] | None = None) -> bool:
+def use_compiled(batch: Items, kind: tuple, extra: Sequence[str] | None = None) -> bool:
     """Whether a call of ``kind`` on ``batch`` (and the ``extra`` texts) takes the compiled route."""
     from vecscore import route
 
@@ -49,7 +52,7 @@ def _note(kind: tuple) -> None:
     route.note_compiled(kind)
 
 
-def token_ids(texts: list[str], sep: str | None = None) -> Tokens | None:
+def token_ids(texts: Sequence[str], sep: str | None = None) -> Tokens | None:
     """``text.split(sep)`` of every text (``sep``: ``None`` or ``" "``) as dense ids shared by the batch (equal
     strings, equal ids); ``None`` when a text cannot be encoded as UTF-8 (a lone surrogate: the NumPy route,
     which splits the ``str`` itself, takes those)."""
@@ -81,14 +84,18 @@ def token_ids(texts: list[str], sep: str | None = None) -> Tokens | None:
 _EXPECTED_TOKENS = 1 << 13
 
 
-def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+def encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
     """``(buf, lo, hi, joined)``: the texts in one UTF-8 buffer, text ``i`` at ``buf[lo[i]:hi[i]]``; ``None``
     when a text holds a lone surrogate.
 
     The texts joined by NUL characters and encoded by one call (an ASCII batch is read in place), the bounds
     found by a kernel (``joined``); when a text holds a NUL itself, each text is encoded on its own, with
-    nothing between them."""
+    nothing between them.  String columns (:class:`~vecscore.columns.JoinedRows` of them) are UTF-8 already:
+    their bytes are copied together, not decoded."""
     from vecscore.kernels.tokenize import nul_offsets
+
+    if isinstance(texts, (JoinedRows, TextColumn)):
+        return _parts_encoded(texts.parts if isinstance(texts, JoinedRows) else (texts,))
     from vecscore.text.spans import ascii_view, encode_texts
 
     n = len(texts)
@@ -112,12 +119,31 @@ def encode(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] 
     return buf, off[:-1], off[1:], False
 
 
+def _parts_encoded(parts) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+    """:func:`encode` of sequences one after another, a string column's bytes as they are."""
+    bufs, los, his, base = [], [], [], 0
+    for part in parts:
+        if isinstance(part, TextColumn):
+            o = part.offsets
+            buf, lo, hi = part.data[o[0]:o[-1]], o[:-1] - o[0], o[1:] - o[0]
+        else:
+            got = encode(list(part))
+            if got is None:
+                return None
+            buf, lo, hi, _ = got
+        bufs.append(buf)
+        los.append(lo + base)
+        his.append(hi + base)
+        base += len(buf)
+    return np.concatenate(bufs), np.concatenate(los), np.concatenate(his), False
+
+
 def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`vecscore.coco.rouge_l.lcs_rows` by the kernels; ``None`` where :func:`token_ids` declines."""
     from vecscore.kernels.lcs import lcs_length_pairs
 
     n = batch.n
-    toks = token_ids(batch.hyps + batch.refs, sep=" ")
+    toks = token_ids(batch.texts(), sep=" ")
     if toks is None:
         return None
     lengths = toks.lengths
@@ -128,7 +154,7 @@ def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     return lcs, lengths[:n], lengths[n:]
 
 
-def cider_values(texts: list[str], n_orders: int, ref_ptr: np.ndarray, df_owner: np.ndarray,
+def cider_values(texts: Sequence[str], n_orders: int, ref_ptr: np.ndarray, df_owner: np.ndarray,
                  log_n: float) -> tuple[np.ndarray, np.ndarray] | None:
     """``(lengths, values)``: every text's token count and, per reference and order ``1..n_orders``, its clipped
     TF-IDF product with its item's hypothesis over the two norms (``(n_refs, n_orders)``), as

@@ -45,7 +45,7 @@ def lcs_rows(batch: Items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if got is not None:  # None: a lone surrogate, which only this route's str.split reads
             return got
     n = batch.n
-    toks = tokens(batch.hyps + batch.refs, sep=" ")
+    toks = tokens(list(batch.texts()), sep=" ")
     hyp_len, ref_len = toks.lengths[:n], toks.lengths[n:]
     lcs = np.zeros(ref_len.size, dtype=np.int64)
     words = (hyp_len + WORD - 1) // WORD  # 64-bit words per hypothesis (split(" ") gives at least one token)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from vecscore._version import __version__
+from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.frames import row_index
 from vecscore.inputs import read_pairs, rows_named, unicode_errors
@@ -210,7 +211,7 @@ def _check_splitter(hyps, refs, splitter, warn_no_lines):
         raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
     if splitter != "newline" or len(hyps) == 0 or not isinstance(hyps[0], str):
         return
-    if warn_no_lines and not any("\n" in h for h in hyps if isinstance(h, str)) and not _any_ref_newline(refs):
+    if warn_no_lines and not _any_newline(hyps) and not _any_newline(refs.flat):
         warn(
             "rougeLsum was asked for but no hypothesis or reference contains a newline, so rougeLsum equals rougeL "
             "here: put one sentence per line, or pass sentence_splitter='punct'",
@@ -218,6 +219,8 @@ def _check_splitter(hyps, refs, splitter, warn_no_lines):
         )
 
 
-def _any_ref_newline(refs) -> bool:
-    """Whether a reference (of :class:`vecscore.inputs.Refs`) holds a newline."""
-    return any("\n" in r for r in refs.flat if isinstance(r, str))
+def _any_newline(texts) -> bool:
+    """Whether a text holds a newline (a string column's buffer is searched as it is)."""
+    if isinstance(texts, TextColumn):
+        return texts.has_byte(10)
+    return any("\n" in t for t in texts if isinstance(t, str))
