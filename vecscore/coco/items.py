@@ -26,7 +26,10 @@ class Items:
         parts = (self.hyps, self.refs, *extra)
         if any(isinstance(p, TextColumn) for p in parts):
             return JoinedRows(*parts)
-        return [t for p in parts for t in p]
+        out = list(self.hyps)
+        for p in parts[1:]:
+            out += p  # C-level
+        return out
 
     @property
     def n(self) -> int:
@@ -69,8 +72,12 @@ def items(hyps, refs) -> Items:
     if column is not None:
         flat, ends = column
         return _checked(hyps, flat, ends)
-    if set(map(type, refs)) <= {list}:  # the usual layout, checked in C
+    types = set(map(type, refs))
+    if types <= {list}:  # the usual layout, checked in C
         lists = refs
+    elif types == {np.ndarray} and all(r.ndim == 1 for r in refs):  # pandas' read_parquet of a list column
+        ends = np.cumsum(np.fromiter(map(len, refs), np.int64, count=len(refs)))
+        return _checked(hyps, np.concatenate(refs).tolist(), ends)
     else:
         lists = [r if type(r) is list else _reference_list(r, i) for i, r in enumerate(refs)]
     ends = np.cumsum(np.fromiter(map(len, lists), dtype=np.int64, count=len(lists)))
