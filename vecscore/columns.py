@@ -36,7 +36,7 @@ import numpy as np
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["TextColumn", "JoinedRows", "column_rows", "column_refs", "column_slice"]
+__all__ = ["TextColumn", "JoinedRows", "interleaved", "column_rows", "column_refs", "column_slice"]
 
 _STRING_TYPES = ("string", "large_string", "utf8", "large_utf8", "string_view")
 _LIST_TYPES = ("list", "large_list", "fixed_size_list", "list_view", "large_list_view")
@@ -157,6 +157,12 @@ class TextColumn(Sequence):
             hit &= self.data[ends - len(tail) + j] == byte
         return int(hit.sum())
 
+    def non_ascii_rows(self) -> np.ndarray:
+        """The indices of the rows that hold a byte ``>= 0x80`` (one C-level pass by Arrow)."""
+        import pyarrow.compute as pc
+
+        return np.flatnonzero(~pc.string_is_ascii(self.arrow).to_numpy(zero_copy_only=False))
+
     def has_byte(self, byte: int) -> bool:
         """Whether a row holds the byte ``byte`` (an ASCII character's, e.g. ``10`` for a newline)."""
         return bool((self.data[self.offsets[0]:self.offsets[-1]] == byte).any())
@@ -206,6 +212,17 @@ class JoinedRows(Sequence):
 
     def __iter__(self) -> Iterator:
         return (row for part in self.parts for row in part)
+
+
+def interleaved(columns: Sequence[TextColumn]) -> TextColumn:
+    """Columns of equal length read row after row across them (row ``i`` of each, then row ``i + 1``), as one
+    column: their bytes copied by Arrow, nothing decoded (they were checked as UTF-8 when read)."""
+    import pyarrow as pa
+
+    k, n = len(columns), len(columns[0])
+    joined = pa.concat_arrays([c.arrow.cast(pa.large_string()) for c in columns])
+    arr = joined.take(pa.array(np.arange(k * n, dtype=np.int64).reshape(k, n).T.ravel()))
+    return TextColumn(arr, *_buffers(arr))
 
 
 def _text_column(arr: Any, what: str) -> TextColumn:

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from vecscore.columns import TextColumn, column_refs, column_rows
+from vecscore.columns import TextColumn, column_refs, column_rows, interleaved
 from vecscore.errors import EmptyTokenizationWarning, RowError, VecscoreError, warn
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "as_rows", "read_rows",
@@ -439,18 +439,12 @@ def _column_streams(entries: list, n_pairs: int | None, layout: str, what: str) 
         if not isinstance(column, TextColumn):
             return None
         columns.append(column)
-    n = len(columns[0]) if n_pairs is None else n_pairs
     if len(columns) == 1:
         return _read_text_refs(columns[0], np.array([len(columns[0])], np.int64), False, n_pairs, layout, what)
-    if (layout == AUTO_LAYOUT and len(columns) == n) or any(len(c) != n for c in columns):
+    k, n = len(columns), len(columns[0]) if n_pairs is None else n_pairs
+    if (layout == AUTO_LAYOUT and k == n) or any(len(c) != n for c in columns):
         return None  # the general reading names the stream whose length is wrong, or decides the layout
-    import pyarrow as pa
-
-    k = len(columns)
-    joined = pa.concat_arrays([c.arrow.cast(pa.large_string()) for c in columns])
-    order = np.arange(k * n, dtype=np.int64).reshape(k, n).T.ravel()  # pair after pair
-    flat = column_rows(joined.take(pa.array(order)), what)
-    return Refs(flat, np.arange(0, k * n + 1, k, dtype=np.int64), "streams", what)
+    return Refs(interleaved(columns), np.arange(0, k * n + 1, k, dtype=np.int64), "streams", what)
 
 
 def _read_text_refs(flat: Sequence, ends: np.ndarray, single, n_pairs: int | None, layout: str, what: str) -> Refs:

@@ -265,10 +265,7 @@ def _column_points(column: TextColumn) -> CodePoints:
     widths = np.ones(n, np.int64)
     if column.nbytes() == 0:
         return CodePoints(addrs, lens, widths, (column,))
-    import pyarrow.compute as pc
-
-    ascii_rows = pc.string_is_ascii(column.arrow).to_numpy(zero_copy_only=False)
-    other = np.flatnonzero(~ascii_rows)
+    other = column.non_ascii_rows()
     if len(other) == 0:
         return CodePoints(addrs, lens, widths, (column,))
     text, starts = column.joined(other)

@@ -169,9 +169,7 @@ def _needs_str(column: TextColumn, transcode: int | None) -> np.ndarray:
     if column.nbytes() == 0:
         return np.zeros(0, np.int64)
     if transcode not in _SPECIAL:
-        import pyarrow.compute as pc
-
-        return np.flatnonzero(~pc.string_is_ascii(column.arrow).to_numpy(zero_copy_only=False))
+        return column.non_ascii_rows()
     seqs = _SPECIAL[transcode]
     lo = int(column.offsets[0])
     data = column.data[lo:int(column.offsets[-1])]
