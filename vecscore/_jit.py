@@ -39,8 +39,9 @@ import os
 import sys
 import threading
 import types
+from contextlib import contextmanager
 
-from vecscore import cache_dir
+from vecscore import built, cache_dir
 from vecscore.errors import VecscoreError, warn
 
 # numba's OpenMP threads otherwise spin while waiting between parallel
@@ -50,7 +51,19 @@ from vecscore.errors import VecscoreError, warn
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 __all__ = ["jit", "prange", "activate", "is_active", "loaded_or_plain", "Kernel", "kernels", "serial_twin",
-           "SERIAL_MAX", "threading_layer", "LAYER_PREFERENCE"]
+           "SERIAL_MAX", "threading_layer", "LAYER_PREFERENCE", "DISABLED", "ir_helper", "Lazy"]
+
+
+def _disabled() -> bool:
+    """``NUMBA_DISABLE_JIT`` as numba reads it (an int; anything else counts as unset)."""
+    try:
+        return int(os.environ.get("NUMBA_DISABLE_JIT", "0") or 0) != 0
+    except ValueError:
+        return False
+
+
+#: whether numba runs every kernel as plain Python (``NUMBA_DISABLE_JIT=1``), known without importing numba
+DISABLED = _disabled()
 
 
 def _range(*args):
@@ -78,6 +91,7 @@ class Kernel:
         self.parallel = parallel
         self.inline = inline
         self._dispatcher = None
+        self.twin_of: Kernel | None = None  # the serial twin of a parallel kernel, and the reverse
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
@@ -91,6 +105,12 @@ class Kernel:
         return self._dispatcher
 
     def __call__(self, *args, **kwargs):
+        if _recorder is not None:
+            return _recorded_call(self, args, kwargs)
+        if self._dispatcher is None and not kwargs:
+            fn = built.entry(self, args)  # the built module's function for these argument types, if any
+            if fn is not None:
+                return fn(*args)
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name):
@@ -218,6 +238,34 @@ def __getattr__(name):
         return globals()["_Guarded"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+class Lazy:
+    """A module global that stands for ``<module>.<name>`` of a module that imports numba (the IR helpers of
+    :mod:`vecscore.kernels.ir_helpers`, ``numba.carray``): :func:`activate` puts the real object in its place,
+    so that importing a kernel module never imports numba."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def resolve(self):
+        import importlib
+
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args, **kwargs):  # only before activation, from plain Python: never in a kernel
+        activate()
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<vecscore lazy {self.module}.{self.name}>"
+
+
+def ir_helper(name: str, module: str = "vecscore.kernels.ir_helpers"):
+    """``module.name`` once numba is loaded; until then a :class:`Lazy` that activation replaces."""
+    if _numba is not None:
+        return Lazy(module, name).resolve()
+    return Lazy(module, name)
+
+
 def jit(fn=None, *, parallel: bool = False, inline: bool = False):
     """Decorate ``fn`` as a lazily compiled, disk-cached numba kernel.
 
@@ -227,7 +275,7 @@ def jit(fn=None, *, parallel: bool = False, inline: bool = False):
 
     def wrap(f):
         with _lock:
-            if _numba is not None:
+            if _numba is not None and _recorder is None:
                 return _njit(f, parallel, inline)
             k = Kernel(f, parallel, inline)
             _registry.append(k)
@@ -250,7 +298,10 @@ def serial_twin(kernel):
     twin.__qualname__ = fn.__qualname__ + "_serial"
     twin.__module__ = fn.__module__
     twin.__doc__ = f"{fn.__qualname__} on one thread ({__name__}.serial_twin)."
-    return jit(twin)
+    made = jit(twin)
+    if isinstance(made, Kernel) and isinstance(kernel, Kernel):  # one body: a build exports both for one call
+        made.twin_of, kernel.twin_of = kernel, made
+    return made
 
 
 def is_active() -> bool:
@@ -259,13 +310,54 @@ def is_active() -> bool:
 
 
 def loaded_or_plain(kernel):
-    """``kernel`` itself once numba is loaded, else its plain Python function.
+    """``kernel`` itself once numba is loaded, else its built function where a built module has one for the
+    call's argument types (:mod:`vecscore.built`), else its plain Python function.
 
     For the small helpers that both routes share (e.g. per-pair reductions):
     a call on the small-batch route then never loads numba, and a call after
     the compiled route has run uses the compiled kernel.
     """
-    return kernel if _numba is not None else kernel.py_func
+    if _numba is not None:
+        return kernel
+
+    def call(*args):
+        fn = built.entry(kernel, args)
+        return (kernel.py_func if fn is None else fn)(*args)
+
+    return call
+
+
+_recorder = None
+_depth = threading.local()
+
+
+def _recorded_call(kernel, args, kwargs):
+    """A call while :func:`recording`: the call from Python (not from another kernel) is reported, then the
+    kernel runs as plain Python."""
+    depth = getattr(_depth, "n", 0)
+    if depth == 0 and not kwargs and _recorder is not None:
+        _recorder(kernel, args)
+    _depth.n = depth + 1
+    try:
+        return kernel.py_func(*args, **kwargs)
+    finally:
+        _depth.n = depth
+
+
+@contextmanager
+def recording(callback):
+    """Within the block, every call of a kernel from Python is reported as ``callback(kernel, args)`` and the
+    kernel runs as plain Python (for :mod:`vecscore.aot_build`, in a process with ``NUMBA_DISABLE_JIT=1``, so
+    that nothing is compiled)."""
+    global _recorder
+    if not DISABLED:
+        raise RuntimeError("recording kernel calls needs NUMBA_DISABLE_JIT=1")
+    _recorder = callback
+    try:
+        activate()
+        yield
+    finally:
+        _recorder = None
 
 
 def kernels() -> list:
@@ -384,8 +476,12 @@ def activate() -> None:
                 continue
             space = vars(mod)
             for key, value in list(space.items()):
+                if isinstance(value, Kernel) and _recorder is not None:  # calls keep passing the Kernel
+                    continue
                 if isinstance(value, Kernel):
                     space[key] = value._dispatcher
+                elif isinstance(value, Lazy):
+                    space[key] = value.resolve()
                 elif value is _range and key != "_range":
                     space[key] = numba.prange
         _numba = numba

@@ -57,8 +57,8 @@ from vecscore import fast_path
 from vecscore._version import __version__
 from vecscore.errors import warn
 
-__all__ = ["configure", "chosen", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES", "portable",
-           "make_portable", "package_folder", "function_cache", "write_text", "PORTABLE_MARKER"]
+__all__ = ["configure", "chosen", "base", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES",
+           "portable", "make_portable", "package_folder", "function_cache", "write_text", "PORTABLE_MARKER"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _state: dict = {}
@@ -68,7 +68,8 @@ _state: dict = {}
 #: the machine code).  A folder name stands for all its ``.py`` files.  ``tests/test_cache_dir.py`` checks
 #: that this covers every such module.
 KERNEL_SOURCES = (
-    "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "background.py", "errors.py", "fast_path.py",
+    "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "aot_build.py", "background.py", "built.py",
+    "cache_dir.py", "cpu_levels.py", "errors.py", "fast_path.py", "warmup.py",
     "memory.py", "parallel.py", "route.py", "inputs.py", "columns.py", "confidence.py", "bleu/__init__.py",
     "bleu/compiled.py", "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
     "chrf/formulas.py", "chrf/plain.py", "chrf/stats.py", "engine/batch.py", "engine/counts.py",
@@ -249,6 +250,7 @@ def configure() -> None:
     if folder is not None and where in ("VECSCORE_CACHE_DIR", "NUMBA_CACHE_DIR"):
         folder = _unkeyed(folder)
     root = folder
+    _state["root"] = root
     _state["portable"] = False
     if folder is not None:
         # these sources' own sub-folder; kernels built another way (variant) a folder of their own inside it
@@ -289,6 +291,13 @@ def chosen() -> tuple[str, str | None]:
     ``("none", None)`` when nothing is cached."""
     configure()
     return _state["where"], _state["folder"]
+
+
+def base() -> str | None:
+    """The chosen folder before the sources' key (``None`` when nothing is cached): built kernel modules go to
+    its ``built`` sub-folder (:mod:`vecscore.built`)."""
+    configure()
+    return _state["root"]
 
 
 def enabled() -> bool:

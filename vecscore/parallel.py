@@ -1,10 +1,11 @@
-"""Thread count of the numba kernels, set for a block and always restored.
+"""Thread count of the kernels, set for a block and always restored.
 
-Every parallel kernel (``prange``) uses numba's thread pool.  Results never
-depend on the thread count: kernels parallelise over pairs (or rows), each
-pair's statistics are computed by one thread, and nothing is reduced across
-threads in floating point.  The tests check this bit for bit for 1 and 2
-threads.
+Every parallel kernel (``prange``) uses numba's thread pool; the kernels of a built module
+(:mod:`vecscore.built`) run on Python threads that the caller starts (:func:`run_threads`), as many as
+this setting says, so the same setting (``NUMBA_NUM_THREADS``, ``workers=``) governs both.  Results never
+depend on the thread count: kernels parallelise over pairs (or rows), each pair's statistics are computed
+by one thread, and nothing is reduced across threads in floating point.  The tests check this bit for bit
+for 1 and 2 threads.
 
 Thread safety: calls from several Python threads at once are safe on every
 threading layer; the one guard is in :mod:`vecscore._jit` (every kernel call
@@ -15,20 +16,39 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Iterator
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from vecscore import built
 from vecscore._jit import activate, is_active
 from vecscore.errors import VecscoreError
 
-__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers", "current_threads"]
+__all__ = ["numba_threads", "max_threads", "resolve_workers", "accepts_workers", "current_threads", "run_threads",
+           "in_threads"]
+
+_local = threading.local()
+
+
+def _default_threads() -> int:
+    """numba's default pool size, worked out as numba does (the CPUs this process may run on)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
 
 
 def max_threads() -> int:
     """The size of numba's thread pool (``NUMBA_NUM_THREADS``, by default the CPU count)."""
-    import numba
-
-    return int(numba.config.NUMBA_NUM_THREADS)
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        return int(config.NUMBA_NUM_THREADS)
+    try:
+        return max(1, int(os.environ.get("NUMBA_NUM_THREADS", "") or _default_threads()))
+    except ValueError:
+        return _default_threads()
 
 
 def resolve_workers(workers) -> int | None:
@@ -60,11 +80,56 @@ def resolve_workers(workers) -> int | None:
 
 
 def current_threads() -> int:
-    """numba's thread count now (kernels split their work in that many parts); loads numba."""
-    activate()
-    import numba
+    """The thread count now (kernels split their work in that many parts): numba's once it is loaded, else
+    the count this thread set for the built kernels (by default :func:`max_threads`); never loads numba."""
+    if is_active():
+        import numba
 
-    return int(numba.get_num_threads())
+        return int(numba.get_num_threads())
+    n = getattr(_local, "threads", None)
+    return max_threads() if n is None else n
+
+
+def run_threads(task: Callable[[int], None], count: int) -> None:
+    """Run ``task(0) .. task(count - 1)`` at once on ``count`` threads (``task(0)`` on this one), for kernels
+    of a built module that release the GIL; a thread that cannot be started (a memory or thread limit) leaves
+    its part to this thread, so the call always ends with every part done.  The first exception is raised."""
+    errors: list[BaseException] = []
+
+    def guarded(i: int) -> None:
+        try:
+            task(i)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            errors.append(exc)
+
+    started = []
+    left = []
+    for i in range(1, count):
+        t = threading.Thread(target=guarded, args=(i,), daemon=True)
+        try:
+            t.start()
+        except RuntimeError:  # "can't start new thread"
+            left.append(i)
+            continue
+        started.append(t)
+    guarded(0)
+    for i in left:
+        guarded(i)
+    for t in started:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def in_threads(run: Callable[[int, int], None], workers: int, kernel) -> None:
+    """Run ``run(w0, w1)``, a call of the parallel ``kernel`` on its workers ``w0 .. w1 - 1`` (each worker's
+    scratch a row of its slabs, the chunks handed out by its atomic work counter): once for all of them where
+    numba runs the kernel (its ``prange`` spreads them over numba's threads), else, where a built module runs
+    it on one thread, on ``workers`` Python threads of one worker each (the module releases the GIL)."""
+    if workers > 1 and not is_active() and built.has_kernel(kernel):
+        run_threads(lambda t: run(t, t + 1), workers)
+    else:
+        run(0, workers)
 
 
 @contextmanager
@@ -87,7 +152,15 @@ def numba_threads(n) -> Iterator[int]:
     """
     n = resolve_workers(n)
     if n is None and not is_active():  # nothing to set, and no kernel has run: keep numba unloaded
-        yield None
+        yield getattr(_local, "threads", None)
+        return
+    if not is_active() and built.loaded_groups():  # the built kernels' count for this thread
+        before = getattr(_local, "threads", None)
+        _local.threads = n
+        try:
+            yield n
+        finally:
+            _local.threads = before
         return
     activate()
     import numba

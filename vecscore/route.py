@@ -30,6 +30,8 @@ route only until their work together has reached it, then the compiled route
 would have).  Once numba is loaded, a kind whose kernels are not loaded yet
 needs only those from the cache (about a tenth of numba's start-up), so the
 budget is then :data:`LOADED_PLAIN_MAX_CHARS`.
+Where built kernel modules (:mod:`vecscore.built`) hold every group of kernels a call needs, ``auto`` takes
+the compiled route at every size: they load in a millisecond, without numba.
 ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 
@@ -230,6 +232,15 @@ def reset() -> None:
     background.reset()
 
 
+def _built(warm) -> bool:
+    """Whether built modules (:mod:`vecscore.built`) hold the kernels of every group a call of kind ``warm``
+    needs."""
+    from vecscore import background, built
+
+    groups = background.groups_of(warm)
+    return bool(groups) and all(built.has_group(g) for g in groups)
+
+
 def use_plain(supported: bool, size, cost: float = 1, warm=None, final: bool = True) -> bool:
     """Whether this call takes the plain route.
 
@@ -256,6 +267,8 @@ def use_plain(supported: bool, size, cost: float = 1, warm=None, final: bool = T
     if r != "auto":
         return r == "plain"
     if warm is not None and is_warm(warm):  # before the size: counting a large batch's characters takes time
+        return False
+    if warm is not None and _built(warm):  # built kernels load in a millisecond: faster at every size
         return False
     # a size function stops counting past the budget; with a cost below 1 that is past the budget over the cost
     cap = max(PLAIN_MAX_CHARS, int(PLAIN_MAX_CHARS / cost) + 1 if 0 < cost < 1 else 0)

@@ -27,12 +27,14 @@ _HYPS = [
     "a quick brown fox jumps over the lazy dog",
     "Le café est très bon, n'est-ce pas ?",
     "Der schnelle braune Fuchs springt über den faulen Hund.",
+    "\u201cQuoted\u201d text \u2014 with an emoji \U0001f600 and \u0130stanbul",  # two- and four-byte code points
 ]
 _REFS = [
     ["the cat is on the mat.\nit looked happy", "there is a cat on the mat"],
     ["the quick brown fox jumped over the lazy dogs", "a fast fox leaps over a dog"],
     ["le café est bon", "ce café est très bon"],
     ["Der flinke braune Fuchs springt über den faulen Hund.", "Ein Fuchs springt über einen Hund."],
+    ["\u201cQuoted\u201d text \u2013 an emoji \U0001f600 in Istanbul", "quoted text with an emoji"],
 ]
 _ZH = (["我们今天去公园散步", "他喜欢读书"], [["我们今天在公园散步", "今天我们去公园"], ["他很喜欢看书", "他爱读书"]])
 

@@ -174,10 +174,9 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     The texts are read where they lie (:func:`text_rows`); the kernel
     (:func:`vecscore.kernels.chrf.pair_stats`) counts every pair, and scores it, on numba's threads.
     """
-    import numba
-
     from vecscore.kernels import chrf as k
     from vecscore.kernels.swar import work_counter
+    from vecscore.parallel import current_threads
 
     rows = text_rows(texts)
     lens = rows.lens
@@ -195,7 +194,7 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     units = int(pair_units.max()) + 1
     hyp = int(lens[:n_pairs].max()) + 1
     most = int(np.diff(ref_ptr).max()) + 2
-    workers = max(1, min(numba.get_num_threads(), -(-n_pairs // _MIN_CHUNK_PAIRS)))
+    workers = max(1, min(current_threads(), -(-n_pairs // _MIN_CHUNK_PAIRS)))
     n_chunks = max(1, min(-(-n_pairs // _MIN_CHUNK_PAIRS), _CHUNKS_PER_THREAD * workers))
     bounds = np.linspace(0, n_pairs, n_chunks + 1).round().astype(np.int64)
     size = k.table_size(hyp)

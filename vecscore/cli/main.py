@@ -427,6 +427,16 @@ def run_warmup(args) -> int:
     from vecscore.cache_dir import chosen, make_portable, portable
     from vecscore.warmup import warmup
 
+    if args.built:
+        from vecscore import cpu_levels
+        from vecscore.aot_build import build, folder_for
+
+        print(f"vecscore warmup: building kernel modules for {cpu_levels.best()} into "
+              f"{folder_for(cpu_levels.best())}", file=sys.stderr)
+        seconds = build(args.only, jobs=args.jobs, report=lambda line: print(f"  {line}", file=sys.stderr))
+        print(f"vecscore warmup: built in {sum(seconds.values()):.1f} s", file=sys.stderr)
+        return 0
+
     if args.portable:
         make_portable()
     where, folder = chosen()

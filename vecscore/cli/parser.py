@@ -312,4 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compile for numba's generic CPU and mark the folder, so that it can be copied to machines "
                    "with other CPU models (Docker images, cluster workers); later processes using the folder "
                    "follow the marker (same as VECSCORE_PORTABLE_CACHE=1)")
+    w.add_argument("--built", action="store_true",
+                   help="build the kernels ahead of time into extension modules instead (numba's AOT compiler), "
+                   "for the CPU level of this machine or VECSCORE_CPU_LEVEL; a process that finds them loads them "
+                   "without importing numba (docs/deployment.md)")
+    w.add_argument("--jobs", type=int, default=2, metavar="N", help="with --built: groups built at once (default 2)")
     return parser

@@ -273,13 +273,13 @@ def _check(layout: _Layout) -> bool:
         want = NOT_STR if type(r) is not str else (ASCII if r.isascii() else NON_ASCII)
         if got.kind[i] != want:
             return False
-        if want == ASCII and bytes(text_at(int(got.addrs[i]), int(got.lens[i]))) != r.encode("ascii"):
+        if want == ASCII and ctypes.string_at(int(got.addrs[i]), int(got.lens[i])) != r.encode("ascii"):
             return False
         if want == NON_ASCII and layout.kind_shift < 0 and width[i] != 0:
             return False
         if want == NON_ASCII and layout.kind_shift >= 0 and (
                 width[i] != _kind_of(r) or got.lens[i] != len(r)
-                or bytes(text_at(int(got.addrs[i]), len(r) * _kind_of(r))) != _code_units(r)):
+                or ctypes.string_at(int(got.addrs[i]), len(r) * _kind_of(r)) != _code_units(r)):
             return False
     return True
 

@@ -40,13 +40,9 @@ Summary-level union LCS (rougeLsum, ROUGE-1.5.5 ROUGE-L): :mod:`vecscore.kernels
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
-from vecscore._jit import jit, prange
+from vecscore._jit import DISABLED, ir_helper, jit, prange
 from vecscore.errors import VecscoreError
 from vecscore.kernels.swar import FAST
 from vecscore.kernels.swar import popcount as _popcount
@@ -86,49 +82,8 @@ _BYTE = np.uint64(0xFF)
 # --------------------------------------------------------------------------------------
 
 
-def _vec8(builder, addr):
-    vec = ir.VectorType(ir.IntType(64), 8)
-    return builder.load(builder.inttoptr(addr, vec.as_pointer()), align=8)
-
-
-_ONES8 = [0xFFFFFFFFFFFFFFFF] * 8
-
-
-def _gp_bits(builder, v, m):
-    """IR: the generate (bits 0-7) and propagate (bits 8-15) bits of ``v + (v & m)``, 8 words."""
-    i64 = ir.IntType(64)
-    s = builder.add(v, builder.and_(v, m))
-    ones = ir.Constant(ir.VectorType(i64, 8), _ONES8)
-    g = builder.zext(builder.bitcast(builder.icmp_unsigned("<", s, v), ir.IntType(8)), i64)
-    p = builder.zext(builder.bitcast(builder.icmp_unsigned("==", s, ones), ir.IntType(8)), i64)
-    return builder.or_(g, builder.shl(p, i64(8)))
-
-
-@intrinsic
-def _group_gp(typingctx, vaddr, maddr):
-    sig = types.uint64(types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        return _gp_bits(builder, _vec8(builder, args[0]), _vec8(builder, args[1]))
-
-    return sig, codegen
-
-
-@intrinsic
-def _group_add_gp(typingctx, vaddr, maddr, carries, naddr):
-    sig = types.uint64(types.int64, types.int64, types.uint64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        vec = ir.VectorType(ir.IntType(64), 8)
-        v = _vec8(builder, args[0])
-        u = builder.and_(v, _vec8(builder, args[1]))
-        bits = builder.bitcast(builder.trunc(args[2], ir.IntType(8)), ir.VectorType(ir.IntType(1), 8))
-        out = builder.or_(builder.add(builder.add(v, u), builder.zext(bits, vec)),
-                          builder.and_(v, builder.xor(u, ir.Constant(vec, _ONES8))))
-        builder.store(out, builder.inttoptr(args[0], vec.as_pointer()), align=8)
-        return _gp_bits(builder, out, _vec8(builder, args[3]))
-
-    return sig, codegen
+_group_gp = ir_helper("group_gp")
+_group_add_gp = ir_helper("group_add_gp")
 
 
 @jit(inline=True)
@@ -172,7 +127,7 @@ def group_add_gp_loop(X, vo, mo, carries, no):
     return group_gp_loop(X, vo, no)
 
 
-if numba.config.DISABLE_JIT or not FAST:
+if DISABLED or not FAST:
     group_gp, group_add_gp = group_gp_loop, group_add_gp_loop
 else:
     group_gp, group_add_gp = group_gp_ir, group_add_gp_ir
@@ -527,7 +482,7 @@ def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size
     tuple
         ``(hyp_ids, ref_ids, hyp_rows, ref_rows, vocab_size, n_chunks)``.
     """
-    import numba
+    from vecscore.parallel import current_threads
 
     hyp_ids = as_int64("hyp_ids", hyp_ids)
     ref_ids = as_int64("ref_ids", ref_ids)
@@ -554,7 +509,7 @@ def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size
     vocab_size = max(int(vocab_size), 1)
     k = len(hyp_rows)
     if n_chunks is None:
-        n_chunks = 4 * numba.get_num_threads()
+        n_chunks = 4 * current_threads()
     n_chunks = max(1, min(int(n_chunks), k)) if k else 0
     return hyp_ids, ref_ids, hyp_rows, ref_rows, vocab_size, n_chunks
 

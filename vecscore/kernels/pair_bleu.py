@@ -217,7 +217,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1, ref_key
     allocated here, before the kernel runs; a pair whose scratch cannot be
     allocated raises :class:`vecscore.memory.PairMemoryError` naming it.
     """
-    import numba
+    from vecscore.parallel import current_threads
 
     addrs = np.ascontiguousarray(addrs, np.int64)
     lens = np.ascontiguousarray(lens, np.int64)
@@ -228,7 +228,7 @@ def pair_bleu_counts(addrs, lens, ref_ptr, mode, max_order, key_mask=-1, ref_key
     correct = np.zeros((n_pairs, max_order), np.int64)
     if n_pairs == 0:
         return lengths, correct
-    threads = numba.get_num_threads()
+    threads = current_threads()
     if ref_keys is None:
         cached = (False, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS, _NO_KEYS)
     else:

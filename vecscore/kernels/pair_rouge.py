@@ -77,6 +77,7 @@ from vecscore.kernels.pair_tables import (
 from vecscore.kernels.swar import (
     PAGE,
     block_64,
+    borrow,
     claim,
     ctz,
     load_word,
@@ -97,6 +98,7 @@ from vecscore.memory import (
     segment_sums,
     table_slots,
 )
+from vecscore.parallel import in_threads
 
 __all__ = ["pair_rouge_stats", "rouge_scratch", "scratch_bound", "SCRATCH_BOUNDS"]
 
@@ -482,6 +484,15 @@ def _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum
     row of the slabs ``i64``, ``i32``, ``u64`` and ``u8`` at the offsets ``o64``, ``o32`` and
     ``o64u`` (:func:`rouge_layout`); nothing is allocated here.  ``punct[row]``: ROUGE-Lsum finds the
     ``punct`` splitter's sentence ends in that (ASCII) text too (``abbrev``: its abbreviation keys)."""
+    # the caller holds every array for the whole call: no reference counting of the per-pair views
+    addrs, lens, cls, fold, ref_ptr, orders = borrow(addrs), borrow(lens), borrow(cls), borrow(fold), \
+        borrow(ref_ptr), borrow(orders)
+    todo, bounds, i64, o64, i32, o32 = borrow(todo), borrow(bounds), borrow(i64), borrow(o64), borrow(i32), \
+        borrow(o32)
+    u64, o64u, u8, lengths, hits, lcs = borrow(u64), borrow(o64u), borrow(u8), borrow(lengths), borrow(hits), \
+        borrow(lcs)
+    lsum, caps, again, taken, punct, abbrev = borrow(lsum), borrow(caps), borrow(again), borrow(taken), \
+        borrow(punct), borrow(abbrev)
     n_chunks = len(bounds) - 1
     n_orders = len(orders)
     max_order = orders[n_orders - 1] if n_orders > 0 else 0
@@ -744,7 +755,7 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
     allocated here, before the kernel runs; a pair whose scratch cannot be
     allocated raises :class:`vecscore.memory.PairMemoryError` naming it.
     """
-    import numba
+    from vecscore.parallel import current_threads
 
     addrs = np.ascontiguousarray(addrs, np.int64)
     lens = np.ascontiguousarray(lens, np.int64)
@@ -765,7 +776,7 @@ def pair_rouge_stats(addrs, lens, table, fold, ref_ptr, orders, want_lcs, key_ma
         return out
     cls, block, k = token_classes(table, fold)
     block = block and not bytewise
-    threads = numba.get_num_threads()
+    threads = current_threads()
     punct = np.zeros(len(lens), np.uint8) if punct is None else np.ascontiguousarray(punct, np.uint8)
     abbrev = np.zeros(0, np.int64) if abbrev is None else np.ascontiguousarray(abbrev, np.int64)
     run = (addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, np.int64(key_mask), block, k, lengths, hits,
@@ -827,9 +838,15 @@ def _rouge_group(run, todo, workers, threads, layout, caps, again, describe):
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
-    _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, todo, bounds,
-                    slabs.workers, a[np.int64], o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64],
-                    a[np.uint8], lengths, hits, lcs, lsum, caps, again, work_counter(slabs.workers), punct, abbrev)
+    taken = work_counter(slabs.workers)
+
+    def run(w0, w1):  # the workers w0 .. w1 - 1, with their rows of the slabs
+        _pair_rouge_run(addrs, lens, cls, fold, ref_ptr, orders, want_lcs, want_lsum, key_mask, block, k, todo,
+                        bounds, w1 - w0, a[np.int64][w0:w1], o[np.int64], a[np.int32][w0:w1], o[np.int32],
+                        a[np.uint64][w0:w1], o[np.uint64], a[np.uint8][w0:w1], lengths, hits, lcs, lsum, caps, again,
+                        taken, punct, abbrev)
+
+    in_threads(run, slabs.workers, _pair_rouge_run)
 
 
 def _rouge_message(lens, ref_ptr, what, todo, nbytes):

@@ -20,18 +20,14 @@ from __future__ import annotations
 
 import ctypes
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 
 from vecscore import fast_path
-from vecscore._jit import jit
+from vecscore._jit import DISABLED, ir_helper, jit
 
 __all__ = ["HIGH", "LOW7", "PAGE", "FAST", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64",
            "range_bits", "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits", "claim",
-           "work_counter", "text_at", "word_at", "words_at"]
+           "work_counter", "text_at", "word_at", "words_at", "borrow"]
 
 #: the smallest page size of the platforms CPython runs on; a read that stays within one
 #: page holding a byte of the text cannot fault
@@ -46,18 +42,27 @@ _PACK = np.uint64(0x0102040810204080)
 # Reading memory by address inside kernels
 
 
-@intrinsic
-def _voidptr(typingctx, addr):
-    """The int64 ``addr`` as a ``void *`` (for :func:`numba.carray`)."""
-    sig = types.voidptr(types.int64)
+_voidptr = ir_helper("voidptr")
+carray = ir_helper("carray", "numba")
+_range_bits = ir_helper("range_bits")
+_load_word = ir_helper("load_word")
+_prefetch = ir_helper("prefetch")
+_pair_eq_bits32 = ir_helper("pair_eq_bits32")
+_pair_eq_bits64 = ir_helper("pair_eq_bits64")
+_fetch_add = ir_helper("fetch_add")
 
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
 
-    return sig, codegen
+def _borrow_py(arr):
+    """:func:`borrow` without the JIT: the array itself."""
+    return arr
 
 
-if numba.config.DISABLE_JIT:  # plain Python (the tests' coverage runs): ctypes views
+#: ``x = borrow(x)`` at the top of a per-pair kernel: the array without reference counting
+#: (:func:`vecscore.kernels.ir_helpers.borrow`); the array itself without the JIT
+borrow = _borrow_py if DISABLED else ir_helper("borrow")
+
+
+if DISABLED:  # plain Python (the tests' coverage runs): ctypes views
 
     def text_at(addr, n):
         """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
@@ -77,16 +82,16 @@ else:
     @jit
     def text_at(addr, n):
         """The ``n`` bytes at ``addr`` as a uint8 array (no copy)."""
-        return numba.carray(_voidptr(addr), n, np.uint8)
+        return carray(_voidptr(addr), n, np.uint8)
 
     @jit
     def words_at(addr, n):
-        return numba.carray(_voidptr(addr), n, np.int64)
+        return carray(_voidptr(addr), n, np.int64)
 
     @jit
     def word_at(addr):
         """The 8 bytes at ``addr`` (any alignment) as a little-endian int64."""
-        return numba.carray(_voidptr(addr), 1, np.int64)[0]
+        return carray(_voidptr(addr), 1, np.int64)[0]
 
 
 def range_adders(ranges) -> np.ndarray:
@@ -174,63 +179,14 @@ def _copied(text, base, pad):
     return np.int64(pad.ctypes.data)
 
 
-def _splat(builder, vec, x):
-    """LLVM IR: the vector of type ``vec`` with ``x`` in every lane."""
-    one = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
-    zeros = ir.Constant(ir.VectorType(ir.IntType(32), vec.count), [0] * vec.count)
-    return builder.shuffle_vector(one, ir.Constant(vec, ir.Undefined), zeros)
-
-
 def _range_bits_py(addr, lo, hi):
     block = np.frombuffer(ctypes.string_at(int(addr), 64), np.uint8)
     bits = (block >= lo) & (block <= hi)
     return np.uint64(int(np.packbits(bits[::-1]).view(">u8")[0]))
 
 
-@intrinsic
-def _range_bits(typingctx, addr, lo, hi):
-    sig = types.uint64(types.int64, types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        i8 = ir.IntType(8)
-        vec = ir.VectorType(i8, 64)
-        block = builder.load(builder.inttoptr(args[0], vec.as_pointer()), align=1)
-        lo = _splat(builder, vec, builder.trunc(args[1], i8))
-        span = _splat(builder, vec, builder.trunc(builder.sub(args[2], args[1]), i8))
-        inside = builder.icmp_unsigned("<=", builder.sub(block, lo), span)
-        return builder.bitcast(inside, ir.IntType(64))
-
-    return sig, codegen
-
-
 def _load_word_py(addr):
     return np.uint64(int.from_bytes(ctypes.string_at(int(addr), 8), "little"))
-
-
-@intrinsic
-def _load_word(typingctx, addr):
-    sig = types.uint64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        return builder.load(builder.inttoptr(args[0], i64.as_pointer()), align=1)
-
-    return sig, codegen
-
-
-@intrinsic
-def _prefetch(typingctx, addr):
-    sig = types.void(types.int64)
-
-    def codegen(context, builder, signature, args):
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [builder.inttoptr(args[0], i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 def _pair_eq_bits_py(addr_a, addr_b, a, b, width):
@@ -238,42 +194,6 @@ def _pair_eq_bits_py(addr_a, addr_b, a, b, width):
     wb = np.frombuffer(ctypes.string_at(int(addr_b), 8 * width), np.int64)
     bits = (wa == a) & (wb == b)
     return np.uint64(sum(1 << j for j in np.flatnonzero(bits)))
-
-
-def _pair_eq_codegen(width):
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        vec = ir.VectorType(i64, width)
-        wa = builder.load(builder.inttoptr(args[0], vec.as_pointer()), align=8)
-        wb = builder.load(builder.inttoptr(args[1], vec.as_pointer()), align=8)
-        eq_a = builder.icmp_signed("==", wa, _splat(builder, vec, args[2]))
-        both = builder.and_(eq_a, builder.icmp_signed("==", wb, _splat(builder, vec, args[3])))
-        bits = builder.bitcast(both, ir.IntType(width))
-        return builder.zext(bits, i64) if width < 64 else bits
-
-    return codegen
-
-
-@intrinsic
-def _pair_eq_bits32(typingctx, addr_a, addr_b, a, b):
-    return types.uint64(types.int64, types.int64, types.int64, types.int64), _pair_eq_codegen(32)
-
-
-@intrinsic
-def _pair_eq_bits64(typingctx, addr_a, addr_b, a, b):
-    return types.uint64(types.int64, types.int64, types.int64, types.int64), _pair_eq_codegen(64)
-
-
-@intrinsic
-def _fetch_add(typingctx, addr, value):
-    """Atomically add ``value`` to the int64 at ``addr``; the value before."""
-    sig = types.int64(types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        ptr = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
-        return builder.atomic_rmw("add", ptr, args[1], "monotonic")
-
-    return sig, codegen
 
 
 # --------------------------------------------------------------------------------------
@@ -358,7 +278,7 @@ def prefetch_none(addr):
     """No hint."""
 
 
-if numba.config.DISABLE_JIT:
+if DISABLED:
     load_word = _load_word_py
     range_bits = _range_bits_py
 
@@ -376,7 +296,7 @@ if numba.config.DISABLE_JIT:
 
     claim = claim_strided
 else:
-    from numba.cpython.unsafe.numbers import trailing_zeros as ctz  # noqa: F401
+    ctz = ir_helper("trailing_zeros", "numba.cpython.unsafe.numbers")
 
     if FAST:
         range_bits, load_word, pair_eq_bits, claim = range_bits_ir, load_word_ir, pair_eq_bits_ir, claim_atomic

@@ -58,13 +58,9 @@ Lin mode needs ``O(min(m, n))`` per pair.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
-from vecscore._jit import jit, prange
+from vecscore._jit import DISABLED, ir_helper, jit, prange
 from vecscore.errors import VecscoreError
 from vecscore.kernels.lcs import as_int64, check_offsets, prepare_pairs
 from vecscore.kernels.union_lcs import (
@@ -102,23 +98,11 @@ def _as_bits_py(x):
     return int(np.float64(x).view(np.int64))
 
 
-@intrinsic
-def _bitcast_float(typingctx, bits):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return types.float64(types.int64), codegen
+_bitcast_float = ir_helper("bitcast_float")
+_bitcast_bits = ir_helper("bitcast_bits")
 
 
-@intrinsic
-def _bitcast_bits(typingctx, x):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-
-    return types.int64(types.float64), codegen
-
-
-if numba.config.DISABLE_JIT:
+if DISABLED:
     _as_float, _as_bits = _as_float_py, _as_bits_py
 else:
 

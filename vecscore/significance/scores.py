@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from vecscore import built
+
 __all__ = ["bleu_rows", "chrf_rows", "ter_rows"]
 
 _SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -116,6 +118,10 @@ def _libm_kernel() -> bool:
 
     if route() == "plain":
         return False
+    from vecscore._jit import is_active
+
+    if not is_active() and built.loaded_groups():  # built modules never use SVML (vecscore.aot_build)
+        return True
     import numba
 
     return not getattr(numba.config, "USING_SVML", False)

@@ -1,0 +1,192 @@
+"""Kernels built ahead of time (vecscore.built, vecscore.aot_build): the rouge group's module is built once into
+a temporary folder; fresh processes then score real summaries with it and must give rouge-score's numbers
+without importing numba, and every module that does not fit (another CPU level, other sources, another NumPy
+ABI, a truncated file) must be passed over for the JIT route with the same numbers."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.corpora import realsumm, summeval
+
+ROOT = Path(__file__).resolve().parents[1]
+TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+
+
+@pytest.fixture(scope="session")
+def built_root(tmp_path_factory) -> Path:
+    from vecscore.aot_build import build
+
+    root = tmp_path_factory.mktemp("built")
+    build(["rouge"], root=str(root))
+    return root
+
+
+def _module_folder(root: Path) -> Path:
+    (manifest,) = root.rglob("_vecscore_rouge.json")
+    return manifest.parent
+
+
+@pytest.fixture(scope="session")
+def corpus(shared_data):
+    hyps, refs = realsumm(shared_data)
+    s_hyps, s_refs = summeval(shared_data)
+    return hyps[:1500], refs[:1500], s_hyps[:400], s_refs[:400]
+
+
+@pytest.fixture(scope="session")
+def oracle(corpus):
+    """rouge-score's F of every pair: REALSumm single-reference, SummEval's 11 references (score_multi)."""
+    from rouge_score import rouge_scorer
+
+    hyps, refs, m_hyps, m_refs = corpus
+    scorer = rouge_scorer.RougeScorer(TYPES)
+    single = {t: [] for t in TYPES}
+    for h, r in zip(hyps, refs):
+        s = scorer.score(r, h)
+        for t in TYPES:
+            single[t].append(s[t].fmeasure)
+    multi = {t: [] for t in TYPES}
+    for h, rs in zip(m_hyps, m_refs):
+        s = scorer.score_multi(rs, h)
+        for t in TYPES:
+            multi[t].append(s[t].fmeasure)
+    return single, multi
+
+
+_CHILD = textwrap.dedent("""
+    import json, sys, warnings
+    import vecscore
+    from vecscore import built
+    data = json.load(open(sys.argv[1]))
+    out = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name, hyps, refs in (("single", data["hyps"], data["refs"]), ("multi", data["m_hyps"], data["m_refs"])):
+            for workers in (1, 2):
+                r = vecscore.rouge(hyps, refs, metrics=%r, workers=workers)
+                out[f"{name}-{workers}"] = {t: r.scores[t].fmeasure.tolist() for t in r.scores}
+    out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
+    out["misses"] = built.misses()
+    out["groups"] = sorted(built.loaded_groups())
+    out["warnings"] = [str(w.message) for w in caught if "built kernel module" in str(w.message)]
+    print(json.dumps(out))
+""" % TYPES)
+
+
+def _run_child(tmp_path, corpus, env_extra) -> dict:
+    hyps, refs, m_hyps, m_refs = corpus
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({"hyps": hyps, "refs": refs, "m_hyps": m_hyps, "m_refs": m_refs}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_BUILT", "VECSCORE_ROUTE"))}
+    env.update(env_extra)
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, str(data)], capture_output=True, text=True, env=env,
+                          timeout=1200, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _assert_oracle(got: dict, oracle) -> None:
+    single, multi = oracle
+    for name, want in (("single", single), ("multi", multi)):
+        for workers in (1, 2):
+            for t in TYPES:
+                assert np.array_equal(np.array(got[f"{name}-{workers}"][t]), np.array(want[t])), (name, workers, t)
+
+
+def test_fresh_process_scores_with_the_module_and_never_imports_numba(built_root, corpus, oracle, tmp_path):
+    got = _run_child(tmp_path, corpus, {"VECSCORE_BUILT_DIR": str(built_root)})
+    assert got["groups"] == ["rouge"]
+    assert got["misses"] == []  # every call of the public API found its export
+    assert got["numba"] is False
+    assert got["warnings"] == []
+    _assert_oracle(got, oracle)
+
+
+def _tampered(built_root: Path, tmp_path: Path, how: str) -> Path:
+    """A copy of the built folder with its module made unfit in one way."""
+    root = tmp_path / how
+    shutil.copytree(built_root, root)
+    folder = _module_folder(root)
+    manifest_path = folder / "_vecscore_rouge.json"
+    m = json.loads(manifest_path.read_text())
+    if how == "other-level":
+        from vecscore import cpu_levels
+
+        runnable = cpu_levels.runnable()
+        m["level"] = next((lv for lv in ("x86-64-v4", "generic") if lv not in runnable), "some-future-level")
+    elif how == "stale":
+        m["kernel_key"] = "v0.0.0-0123456789abcdef"
+    elif how == "numpy-abi":
+        m["numpy_c_api"] = int(m["numpy_c_api"]) + 1  # built against a newer NumPy than this one
+    elif how == "truncated":
+        so = folder / m["module"]
+        so.write_bytes(so.read_bytes()[: so.stat().st_size // 2])
+    manifest_path.write_text(json.dumps(m))
+    return root
+
+
+@pytest.mark.parametrize("how", ["other-level", "stale", "numpy-abi", "truncated"])
+def test_unfit_module_is_passed_over_with_the_same_numbers(built_root, corpus, oracle, tmp_path, how):
+    root = _tampered(built_root, tmp_path, how)
+    got = _run_child(tmp_path, corpus, {"VECSCORE_BUILT_DIR": str(root), "VECSCORE_ROUTE": "compiled"})
+    if how == "truncated":  # found, refused on load (its SHA-256), with one warning naming it
+        assert got["groups"] == ["rouge"]
+        assert len(got["warnings"]) == 1 and "_vecscore_rouge" in got["warnings"][0]
+    else:
+        assert got["groups"] == [] and got["warnings"] == []
+    assert got["numba"] is True  # the JIT route
+    _assert_oracle(got, oracle)
+
+
+def test_type_key_matches_numba_typeof():
+    """Two values share a :func:`vecscore.built.type_key` exactly when numba gives them one type."""
+    numba = pytest.importorskip("numba")
+    from vecscore.built import type_key
+
+    a = np.arange(12, dtype=np.int64)
+    m = a.reshape(3, 4)
+    ro = a.copy()
+    ro.flags.writeable = False
+    values = [a, a[::2], m, m.T, m[:, 1:], ro, a.astype(np.int32), a.astype(np.uint8), a.astype(np.float64),
+              np.zeros((2, 2, 2)), np.int64(3), np.int32(3), np.uint64(3), np.float64(1.5), np.float32(1.5), 3,
+              -5, 1.5, True, np.bool_(False), (1, 2), (1, 2.0), (a, 3), None, np.uint8(7)]
+    for x in values:
+        for y in values:
+            same_numba = numba.typeof(x) == numba.typeof(y)
+            assert (type_key(x) == type_key(y)) == same_numba, (x, y)
+    assert type_key("text") is None and type_key([1]) is None
+
+
+def test_run_threads_finishes_every_part_when_threads_cannot_start(monkeypatch):
+    """A thread limit (ulimit -u, a tight address space) leaves the parts to the calling thread."""
+    from vecscore.parallel import run_threads
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    done = []
+    run_threads(done.append, 4)
+    assert sorted(done) == [0, 1, 2, 3]
+
+
+def test_run_threads_raises_a_parts_error():
+    from vecscore.parallel import run_threads
+
+    def task(i):
+        if i == 1:
+            raise ValueError("part 1")
+
+    with pytest.raises(ValueError, match="part 1"):
+        run_threads(task, 2)
