@@ -427,6 +427,8 @@ def run_job(name: str, job: Job, inp: Inputs, args, tmp: Path) -> dict:
     base = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} if args.mode != "warm" else dict(os.environ)
     if args.threads:
         base.update(NUMBA_NUM_THREADS=str(args.threads), RAYON_NUM_THREADS=str(args.threads))
+    if args.built:  # the cold and warm columns are the JIT's; the built column reads the modules in --built
+        base["VECSCORE_BUILT"] = "0"
     row: dict = {"job": name, "n": inp.n, "cells": {}}
     counter = iter(range(10**6))
 
@@ -459,6 +461,10 @@ def run_job(name: str, job: Job, inp: Inputs, args, tmp: Path) -> dict:
                     row["cells"]["vecscore warm"] = median_cell(runs("vecscore", args.repeat, env))
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
+    if "vecscore" in args.tools and args.built and not unavailable(job, "vecscore", inp.n, args):
+        env = {**base, "VECSCORE_BUILT": "1", "VECSCORE_BUILT_DIR": args.built}
+        runs("vecscore", 1, env)  # untimed: the page cache holds the module, as in a user's second run
+        row["cells"]["vecscore built"] = median_cell(runs("vecscore", args.repeat, env))
     for role, times in (("official", args.official_repeat), ("peer", args.repeat)):
         if role in args.tools:
             skip = unavailable(job, role, inp.n, args)
@@ -534,15 +540,18 @@ def print_table(name: str, job: Job, rows: list[dict], args, file=sys.stdout) ->
     p("vecscore: " + labels["vecscore"] + "; official: " + labels["official"] +
       (f"; peer: {labels['peer']}" if "peer" in labels else "; peer: none"))
     p()
-    p("| n | vecscore cold | vecscore warm | official | peer | official/vecscore (warm, cold) | peer/vecscore (warm) "
-      "| check |")
-    p("|---:|---|---|---|---|---|---|---|")
+    p("| n | vecscore cold | vecscore warm | vecscore built | official | peer | official/vecscore (built, warm, "
+      "cold) | peer/vecscore (built, warm) | check |")
+    p("|---:|---|---|---|---|---|---|---|---|")
     for r in rows:
         c = r["cells"]
-        warm, cold, off, peer = (c.get(k) for k in ("vecscore warm", "vecscore cold", "official", "peer"))
-        ratios = ", ".join(f"{x} {k}" for x, k in ((ratio(off, warm), "warm"), (ratio(off, cold), "cold")) if x)
-        p(f"| {r['n']:,d} | {fmt_cell(cold)} | {fmt_cell(warm)} | {fmt_cell(off)} | "
-          f"{fmt_cell(peer) if 'peer' in job.tools else '-'} | {ratios} | {ratio(peer, warm)} | {r['check']} |")
+        warm, cold, built, off, peer = (c.get(k) for k in ("vecscore warm", "vecscore cold", "vecscore built",
+                                                           "official", "peer"))
+        ratios = ", ".join(f"{x} {k}" for x, k in ((ratio(off, built), "built"), (ratio(off, warm), "warm"),
+                                                    (ratio(off, cold), "cold")) if x)
+        peers = ", ".join(f"{x} {k}" for x, k in ((ratio(peer, built), "built"), (ratio(peer, warm), "warm")) if x)
+        p(f"| {r['n']:,d} | {fmt_cell(cold)} | {fmt_cell(warm)} | {fmt_cell(built) or '-'} | {fmt_cell(off)} | "
+          f"{fmt_cell(peer) if 'peer' in job.tools else '-'} | {ratios} | {peers} | {r['check']} |")
     p()
 
 
@@ -567,6 +576,8 @@ def main(argv=None) -> int:
     mode.add_argument("--warm", dest="mode", action="store_const", const="warm",
                       help="vecscore warm only, in the cache folder it picks itself (after one untimed run)")
     mode.add_argument("--both", dest="mode", action="store_const", const="both", help="cold, then warm (default)")
+    p.add_argument("--built", metavar="DIR", help="also run vecscore with the kernel modules built in DIR "
+                   "(`VECSCORE_BUILT_DIR=DIR vecscore warmup --built`): the 'vecscore built' column")
     p.add_argument("--repeat", type=int, default=3, help="warm vecscore runs and peer runs per cell (median)")
     p.add_argument("--official-repeat", type=int, default=1, help="official tool runs per cell (median)")
     p.add_argument("--official-max", type=int, default=30_000, help="skip the official tool above this n")
