@@ -238,6 +238,7 @@ def __getattr__(name):
         return globals()["_Guarded"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 class Lazy:
     """A module global that stands for ``<module>.<name>`` of a module that imports numba (the IR helpers of
     :mod:`vecscore.kernels.ir_helpers`, ``numba.carray``): :func:`activate` puts the real object in its place,

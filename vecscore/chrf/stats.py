@@ -176,7 +176,7 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     """
     from vecscore.kernels import chrf as k
     from vecscore.kernels.swar import work_counter
-    from vecscore.parallel import current_threads
+    from vecscore.parallel import current_threads, in_threads
 
     rows = text_rows(texts)
     lens = rows.lens
@@ -212,10 +212,16 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     bad = np.zeros(1, np.int64)
     ws, punct = _tables()
     factor = float(opts.beta ** 2)
-    k.pair_stats(rows.addrs, lens, rows.widths, n_pairs, ref_ptr, int(opts.char_order), int(opts.word_order),
-                 bool(opts.whitespace), ws, punct, bounds, work_counter(workers), workers, factor,
-                 bool(opts.eps_smoothing), out, best, scores, bad, i32, w32, i64, u64, ctab, dense, hkey, hval,
-                 hhash, small)
+    taken = work_counter(workers)
+    addrs, widths = rows.addrs, rows.widths
+
+    def run(w0, w1):  # the workers w0 .. w1 - 1, with their rows of the scratch
+        k.pair_stats(addrs, lens, widths, n_pairs, ref_ptr, int(opts.char_order), int(opts.word_order),
+                     bool(opts.whitespace), ws, punct, bounds, taken, w1 - w0, factor, bool(opts.eps_smoothing), out,
+                     best, scores, bad, i32[w0:w1], w32[w0:w1], i64[w0:w1], u64[w0:w1], ctab[w0:w1], dense[w0:w1],
+                     hkey[w0:w1], hval[w0:w1], hhash[w0:w1], small[w0:w1])
+
+    in_threads(run, workers, k.pair_stats)
     del rows
     if bad[0]:
         raise VecscoreError("a text holds a lone surrogate, which is not valid Unicode text")

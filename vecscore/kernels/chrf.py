@@ -60,7 +60,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.in_place import code_point
-from vecscore.kernels.swar import claim, prefetch, text_at
+from vecscore.kernels.swar import borrow, claim, prefetch, text_at
 
 __all__ = ["DENSE", "CODE_POINTS", "whitespace_table", "punctuation_table", "table_size", "pair_stats",
            "f_score", "text_units"]
@@ -601,6 +601,13 @@ def pair_stats(addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, ke
     as sacreBLEU picks it) and that chrF (:func:`f_score`, with ``factor`` and ``eps_smoothing``).
     ``bad[0]`` becomes 1 if a text holds a lone surrogate.
     """
+    # the caller holds every array for the whole call: no reference counting of the per-pair views
+    addrs, lens, widths, ref_ptr, ws, punct, bounds, taken = borrow(addrs), borrow(lens), borrow(widths), \
+        borrow(ref_ptr), borrow(ws), borrow(punct), borrow(bounds), borrow(taken)
+    out, best, scores, bad, i32, w32, i64, u64 = borrow(out), borrow(best), borrow(scores), borrow(bad), \
+        borrow(i32), borrow(w32), borrow(i64), borrow(u64)
+    ctab, dense, hkey, hval, hhash, small = borrow(ctab), borrow(dense), borrow(hkey), borrow(hval), borrow(hhash), \
+        borrow(small)
     n_chunks = len(bounds) - 1
     for worker in prange(workers):  # each worker claims chunks until none is left
         cb = i32[worker, 0]

@@ -67,6 +67,7 @@ from vecscore.kernels.spans_13a import (
     word_scratch,
 )
 from vecscore.kernels.swar import (
+    borrow,
     claim,
     prefetch,
     text_at,
@@ -84,6 +85,7 @@ from vecscore.memory import (
     segment_sums,
     table_slots,
 )
+from vecscore.parallel import in_threads
 
 __all__ = ["pair_bleu_counts", "FAST_MODES", "MODE_ZH", "bleu_scratch", "scratch_bound", "SCRATCH_BOUNDS",
            "unpadded_edges", "RefKeys", "reference_keys"]
@@ -366,9 +368,14 @@ def _bleu_group(run, todo, workers, threads, layout, again, describe):
     slabs = allocate_slabs(layout, max(1, min(workers, len(bounds) - 1)), describe)
     a = slabs.arrays
     o = slabs.offsets
-    _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, slabs.workers, a[np.int64],
-                   o[np.int64], a[np.int32], o[np.int32], a[np.uint64], o[np.uint64], a[np.uint8], o[np.uint8],
-                   lengths, correct, again, work_counter(slabs.workers), *cached)
+    taken = work_counter(slabs.workers)
+
+    def run(w0, w1):  # the workers w0 .. w1 - 1, with their rows of the slabs
+        _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds, w1 - w0, a[np.int64][w0:w1],
+                       o[np.int64], a[np.int32][w0:w1], o[np.int32], a[np.uint64][w0:w1], o[np.uint64],
+                       a[np.uint8][w0:w1], o[np.uint8], lengths, correct, again, taken, *cached)
+
+    in_threads(run, slabs.workers, _pair_bleu_run)
 
 
 def _bleu_message(lens, ref_ptr, todo, nbytes):
@@ -459,6 +466,12 @@ def _pair_bleu_run(addrs, lens, ref_ptr, mode, max_order, key_mask, todo, bounds
     """:func:`pair_bleu_counts` of the pairs ``todo`` on ``workers`` threads, which claim the chunks
     ``todo[bounds[c]:bounds[c + 1]]`` one at a time; each thread's scratch is carved from its rows
     of the slabs; nothing is allocated here."""
+    # the caller holds every array for the whole call: no reference counting of the per-pair views
+    addrs, lens, ref_ptr, todo, bounds, i64, o64 = borrow(addrs), borrow(lens), borrow(ref_ptr), borrow(todo), \
+        borrow(bounds), borrow(i64), borrow(o64)
+    i32, o32, u64, o64u, u8, o8 = borrow(i32), borrow(o32), borrow(u64), borrow(o64u), borrow(u8), borrow(o8)
+    lengths, correct, again, taken = borrow(lengths), borrow(correct), borrow(again), borrow(taken)
+    key_off, cka, ckb, ctaddr, clen = borrow(key_off), borrow(cka), borrow(ckb), borrow(ctaddr), borrow(clen)
     n_chunks = len(bounds) - 1
     for worker in prange(workers):  # each worker claims chunks until none is left
         scratch = _bleu_views(i64[worker], o64, i32[worker], o32, u64[worker], o64u, u8[worker], o8)
