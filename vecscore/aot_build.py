@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -111,6 +112,7 @@ def build(groups: Iterable[str] | None = None, jobs: int = _DEFAULT_JOBS, root: 
             if report is not None:
                 report(f"{g}: {seconds[g]:.1f} s")
     built.reset()
+    shutil.rmtree(work, ignore_errors=True)  # the records, logs (their ends are in the error) and JIT scratch
     if failed:
         raise VecscoreError("building the kernel module(s) of " + ", ".join(failed) + " failed; their kernels "
                             "are compiled by numba when first used instead.\n"
@@ -206,6 +208,7 @@ def _compile(group: str, calls: dict, out: str, level: str) -> None:
     }
     os.makedirs(out, exist_ok=True)
     os.replace(so, os.path.join(out, manifest["module"]))
+    shutil.rmtree(work, ignore_errors=True)
     fd, tmp = tempfile.mkstemp(dir=out, prefix=".manifest-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
