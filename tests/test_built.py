@@ -78,7 +78,7 @@ _CHILD = textwrap.dedent("""
                 out[f"{name}-{workers}"] = {t: r.scores[t].fmeasure.tolist() for t in r.scores}
     out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
     out["misses"] = built.misses()
-    out["groups"] = sorted(built.loaded_groups())
+    out["groups"] = sorted(built.found_groups())
     out["warnings"] = [str(w.message) for w in caught if "built kernel module" in str(w.message)]
     print(json.dumps(out))
 """ % TYPES)

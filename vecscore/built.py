@@ -36,8 +36,8 @@ import numpy as np
 from vecscore import cache_dir, cpu_levels, fast_path
 from vecscore.errors import warn
 
-__all__ = ["ENV", "DIR_ENV", "enabled", "entry", "type_key", "args_key", "abi_folder", "search_roots", "modules",
-           "misses", "loaded_groups", "has_kernel", "has_group", "reset", "MANIFEST_VERSION"]
+__all__ = ["ENV", "DIR_ENV", "enabled", "entry", "type_key", "args_key", "abi_folder", "search_roots",
+           "misses", "found_groups", "has_kernel", "has_group", "reset", "MANIFEST_VERSION"]
 
 #: ``0`` turns the built modules off (every kernel takes the JIT route)
 ENV = "VECSCORE_BUILT"
@@ -143,7 +143,7 @@ def _manifest_ok(m: dict, level: str) -> str | None:
         return f"built for {m.get('python')}"
     if m.get("numpy_major") != numpy_major() or int(m.get("numpy_c_api", 1 << 30)) > numpy_c_api():
         return f"built for NumPy {m.get('numpy')}"
-    if m.get("level") != level or level not in cpu_levels.runnable() + ["generic"]:
+    if m.get("level") != level:  # the folder's level, which _scan chose among those this CPU runs
         return f"built for the CPU level {m.get('level')}"
     return None
 
@@ -249,12 +249,7 @@ def misses() -> list:
     return list(_state.get("misses", []))
 
 
-def modules() -> dict:
-    """group -> (module path, manifest) of the modules this process would load."""
-    return dict(_table()["groups"])
-
-
-def loaded_groups() -> set:
+def found_groups() -> set:
     """The groups whose modules fit this process (found, not yet necessarily loaded)."""
     return set(_table()["groups"])
 

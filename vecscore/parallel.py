@@ -154,7 +154,7 @@ def numba_threads(n) -> Iterator[int]:
     if n is None and not is_active():  # nothing to set, and no kernel has run: keep numba unloaded
         yield getattr(_local, "threads", None)
         return
-    if not is_active() and built.loaded_groups():  # the built kernels' count for this thread
+    if not is_active() and built.found_groups():  # the built kernels' count for this thread
         before = getattr(_local, "threads", None)
         _local.threads = n
         try:

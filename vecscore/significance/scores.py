@@ -120,7 +120,7 @@ def _libm_kernel() -> bool:
         return False
     from vecscore._jit import is_active
 
-    if not is_active() and built.loaded_groups():  # built modules never use SVML (vecscore.aot_build)
+    if not is_active() and built.found_groups():  # built modules never use SVML (vecscore.aot_build)
         return True
     import numba
 
