@@ -31,8 +31,13 @@ def _code(*parts: str) -> str:
 
 
 def _layers() -> list[str]:
-    """The threading layers numba can load here (tbb only where the ``tbb`` package is installed)."""
+    """The threading layers numba can load here (tbb only where the ``tbb`` package is installed).
+
+    vecscore loads a virtual environment's ``libtbb`` before numba looks for it by name, so the probe does too.
+    """
     out = _child(_code("""
+        from vecscore._jit import _preload_tbb
+        _preload_tbb()
         from numba.np.ufunc import parallel
         found = []
         for name in ("workqueue", "omp", "tbb"):
