@@ -227,7 +227,9 @@ def _main(argv: list[str]) -> int:
     with open(rec, "rb") as f:
         calls = pickle.load(f)
     os.environ.update(_level_env(level))  # before numba is imported: the JIT's callees for the same level
-    os.environ["VECSCORE_CACHE_DIR"] = os.path.join(work, f"{group}.jit")  # serial callees: never shared
+    # the serial callees' JIT cache: shared by the build's groups (many callees are common to several), never
+    # with the user's cache (these are compiled for the module's level)
+    os.environ["VECSCORE_CACHE_DIR"] = os.path.join(work, "jit")
     _compile(group, calls, out, level)
     return 0
 

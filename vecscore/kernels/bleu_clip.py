@@ -1,5 +1,7 @@
 """One BLEU pair's tokens as exact keys, and its clipped n-gram matches (kernels of
-:mod:`vecscore.kernels.pair_bleu`, inlined into its pair loop).
+:mod:`vecscore.kernels.pair_bleu`, inlined into its pair loop, except those of the path for pairs of more
+than 64 tokens, :func:`intern_keys` and :func:`clip_orders`: called once per such pair, they cost nothing
+as calls, and inlined they doubled the pair kernel's compile memory, to 1.4 GB).
 
 * :func:`span_key`, :func:`span_keys`: a token's two-word key, its bytes for
   tokens of up to 15 bytes, a hash for longer ones; :func:`same_token`
@@ -95,7 +97,7 @@ def same_token(taddr, starts, ends, x, y):
     return True
 
 
-@jit(inline=True)
+@jit
 def intern_keys(ka, kb, taddr, starts, ends, k0, k1, insert, shift, mask, tab, slot_of, first, ids, n_vocab):
     """Ids of tokens ``k0..k1`` (keys from :func:`span_keys`) into ``ids[x]`` through the pair's
     table; returns ``n_vocab``.
@@ -214,7 +216,7 @@ def clip_bits(ka, kb, taddr, starts, ends, toff, n_in, max_order, out, h1, d1, b
             out[n] += popcount(h & below) < best[x + n]
 
 
-@jit(inline=True)
+@jit
 def clip_orders(g, toff, n_in, n_hyp_vocab, max_order, p, out, dense, keys_of, live, n_live, shift, mask,
                  gkey, gid_of, gstamp, hcnt, rcnt, rmax):
     """BLEU's clipped matches of orders ``1..max_order`` of one pair into ``out``, from its token ids ``g``.
