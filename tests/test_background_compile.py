@@ -18,6 +18,7 @@ import pytest
 from vecscore import background, cache_dir, route
 
 BLEU = ("bleu", "text", "13a")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -29,6 +30,7 @@ def folder(monkeypatch, tmp_path) -> Path:
     monkeypatch.delenv("VECSCORE_FAST_PATH", raising=False)
     monkeypatch.delenv("NUMBA_BOUNDSCHECK", raising=False)
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    monkeypatch.setenv("VECSCORE_BUILT", "0")  # no built module found elsewhere decides a route here
     path = tmp_path / "root" / cache_dir.kernel_key()
     path.mkdir(parents=True)
     monkeypatch.setattr(background, "_folder", lambda: str(path))
@@ -168,6 +170,82 @@ def test_a_long_lived_process_takes_the_compiled_route_once_the_group_is_ready(f
     monkeypatch.setattr(route, "_spent", 0)
     clock[0] += background.RECHECK_SECONDS + 0.1
     assert route.use_plain(True, 3_000_000, 2, BLEU) is False
+
+
+def test_a_long_lived_process_takes_the_module_its_background_build_wrote(folder, monkeypatch, started):
+    from vecscore import built
+
+    clock = [50.0]
+    monkeypatch.setattr(background.time, "monotonic", lambda: clock[0])
+    monkeypatch.delenv("VECSCORE_BUILT")
+    found: dict = {}
+    monkeypatch.setattr(built, "_scan", lambda: {"index": {}, "groups": dict(found)})
+    built.reset()
+    try:
+        assert route.use_plain(True, 3_000_000, 2, BLEU) is True  # cold: the plain route, and the build starts
+        assert started == [{"bleu"}]
+        monkeypatch.setattr(route, "_spent", 0)
+        found["bleu"] = ("_vecscore_bleu.so", {})  # the background build has written the module
+        assert route.use_plain(True, 3_000_000, 2, BLEU) is True  # not looked for again yet
+        clock[0] += background.RECHECK_SECONDS + 0.1
+        assert route.use_plain(True, 100, 2, BLEU) is False  # found: the compiled route at every size
+        monkeypatch.setattr("vecscore._jit.is_active", lambda: True)  # once numba is loaded, every kernel is its
+        assert not background.module_ready("bleu")
+    finally:
+        built.reset()
+
+
+def test_the_background_compiler_builds_the_groups_module(tmp_path):
+    """The real thing, on the smallest group: ``python -m vecscore.background ter`` builds TER's module into the
+    cache's ``built`` folder, and a fresh process then scores TER from it without numba (sacreBLEU's number)."""
+    pytest.importorskip("setuptools")  # numba.pycc's compiler driver
+    sacrebleu = pytest.importorskip("sacrebleu")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_", "NUMBA_"))}
+    env["VECSCORE_CACHE_DIR"] = str(tmp_path / "cache")
+    keyed = subprocess.run([sys.executable, "-c", "from vecscore import cache_dir; print(cache_dir.chosen()[1])"],
+                           env=env, capture_output=True, text=True, timeout=120, cwd=ROOT).stdout.strip()
+    lock = background.lock_path(keyed, "ter")
+    os.makedirs(os.path.dirname(lock))
+    Path(lock).write_text(f"{os.getpid()}\n")
+    out = subprocess.run([sys.executable, "-m", "vecscore.background", "ter", lock, str(os.getpid())],
+                         env={**env, "VECSCORE_CACHE_DIR": keyed}, capture_output=True, text=True, timeout=900,
+                         cwd=ROOT)
+    assert out.returncode == 0 and "built the module of ter" in out.stdout, out.stdout[-3000:] + out.stderr[-3000:]
+    assert not os.path.exists(lock)
+    assert not (Path(keyed) / "ready" / "ter").exists()  # the module is the marker: the JIT's cache is empty
+    hyps = ["the cat sat on the mat", "a dog barked at the moon all night", "nothing in common"]
+    refs = ["the cat sat on a mat", "the dog barked at the moon all night long", "something else entirely"]
+    code = textwrap.dedent(f"""
+        import sys, vecscore
+        from vecscore import built
+        score = vecscore.corpus_ter({hyps!r}, [{refs!r}]).score
+        print(repr(score), "numba" in sys.modules, built.misses(), sorted(built.found_groups()))
+    """)
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                         cwd=ROOT)
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert got.stdout.split(" ", 1)[1].strip() == "False [] ['ter']"
+    assert float(got.stdout.split()[0]) == sacrebleu.TER().corpus_score(hyps, [refs]).score
+
+
+def test_a_failed_build_leaves_the_jit_cache_to_fill(monkeypatch, capsys):
+    from vecscore import aot_build
+    from vecscore.errors import VecscoreError
+
+    monkeypatch.delenv("VECSCORE_BUILT", raising=False)
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    monkeypatch.delenv("VECSCORE_FAST_PATH", raising=False)
+    monkeypatch.delenv("NUMBA_BOUNDSCHECK", raising=False)
+
+    def fail(groups, **kwargs):
+        raise VecscoreError("building the kernel module(s) of ter failed; no C compiler")
+
+    monkeypatch.setattr(aot_build, "build", fail)
+    assert background._build_module("ter") is False
+    assert "no C compiler" in capsys.readouterr().out
+    monkeypatch.setenv("VECSCORE_BUILT", "0")
+    monkeypatch.setattr(aot_build, "build", lambda *a, **k: pytest.fail("built with modules off"))
+    assert background._build_module("ter") is False
 
 
 # Starting the compiler ---------------------------------------------------------------------------------------------

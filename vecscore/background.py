@@ -5,14 +5,18 @@ the compiled route compiles its metric's kernels first: 30 s to 3 min of CPU.  U
 (:func:`vecscore.route.use_plain`) a call whose kernels are not known to be compiled takes the plain route
 while its estimated time there (characters times :data:`vecscore.route.COST` times :data:`SECONDS_PER_CHAR`) is
 below the estimated compile time of what it would need (:data:`COMPILE_SECONDS`), and this module starts one
-background process that compiles that group into the same cache folder (``vecscore warmup --only <group>``'s
-work, at the lowest CPU priority, detached from the caller).  Larger calls compile in the foreground as before.
+background process for that group, at the lowest CPU priority, detached from the caller.  It builds the group's
+kernel module (``vecscore warmup --built --only <group>``'s work, :mod:`vecscore.aot_build`) into the cache's
+``built`` folder, where later processes load it without numba; where no module can be built (no C compiler,
+modules turned off) it compiles the group into the JIT's cache instead (``vecscore warmup --only <group>``).
+Larger calls compile in the foreground as before.
 
 Readiness is a file, so that a process can tell without importing numba:
 
 ``<cache folder>/ready/<group>``
     written when every kernel of a warmup group (:data:`vecscore.warmup.GROUPS`) has been compiled into the
-    folder: by ``vecscore warmup`` and by the background compiler;
+    folder: by ``vecscore warmup`` and by the background compiler when it fills the JIT's cache (a built module
+    is its own marker: :func:`module_ready`);
 ``<cache folder>/ready/kinds/<kind>``
     written when a call of one kind (``use_plain``'s ``warm``, e.g. ``("bleu", "text", "13a")``) has finished
     on the compiled route in some process (:func:`vecscore.route.note_compiled`).
@@ -45,7 +49,7 @@ from vecscore import cache_dir
 
 __all__ = ["SETTING", "CHILD", "COMPILE_SECONDS", "SECONDS_PER_CHAR", "RECHECK_SECONDS", "LOCK_MAX_AGE", "GROUP_OF",
            "enabled", "groups_of", "missing_groups", "cold_budget", "ready", "kind_ready", "mark_ready", "mark_kinds",
-           "can_start", "start", "acquire", "release", "lock_path", "main", "reset"]
+           "can_start", "start", "acquire", "release", "lock_path", "main", "reset", "module_ready"]
 
 #: the setting that turns this off (``0``); on by default
 SETTING = "VECSCORE_BACKGROUND_COMPILE"
@@ -150,9 +154,32 @@ def _exists(folder: str, key: tuple, path: str) -> bool:
 
 
 def ready(group: str, folder: str | None = None) -> bool:
-    """Whether every kernel of warmup group ``group`` is compiled into the cache folder (its marker exists)."""
+    """Whether every kernel of warmup group ``group`` is compiled into the cache folder (its marker exists), or
+    a built module holds them and this process can use it (:func:`module_ready`)."""
     folder = _folder() if folder is None else folder
-    return folder is not None and _exists(folder, ("group", group), _marker(folder, group))
+    if folder is not None and _exists(folder, ("group", group), _marker(folder, group)):
+        return True
+    return module_ready(group)
+
+
+def module_ready(group: str) -> bool:
+    """Whether a built module of ``group`` (:mod:`vecscore.built`) fits this process and will be used: numba not
+    loaded here (once it is, every kernel runs through it).  A missing module is looked for again at most every
+    :data:`RECHECK_SECONDS`, so that a long-lived process finds the one its background build has written."""
+    from vecscore import _jit, built
+
+    if not built.enabled() or _jit.is_active():
+        return False
+    if built.has_group(group):
+        return True
+    now = time.monotonic()
+    with _lock:
+        seen = _ready.get(("built", group))
+        if seen is not None and now - float(seen) < RECHECK_SECONDS:
+            return False
+        _ready[("built", group)] = now
+    built.rescan()
+    return built.has_group(group)
 
 
 def kind_ready(kind, folder: str | None = None) -> bool:
@@ -411,6 +438,22 @@ def reset() -> None:
         _started.clear()
 
 
+def _build_module(group: str) -> bool:
+    """Build ``group``'s kernel module (:mod:`vecscore.aot_build`, into the cache's ``built`` folder, where the
+    next process finds it); ``False`` (and why, in the log) where modules are off or the build fails (no C
+    compiler, no Python headers): the JIT's cache is filled instead."""
+    from vecscore import aot_build, built
+
+    if not built.enabled():
+        return False
+    try:
+        aot_build.build([group], jobs=1, report=lambda line: print("vecscore:", line, flush=True))
+    except Exception as exc:  # VecscoreError naming the failed group, with its log's end
+        print(f"vecscore: {exc}", flush=True)
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     """The background compiler: ``python -m vecscore.background <group> <lock file> <parent pid>``."""
     args = sys.argv[1:] if argv is None else argv
@@ -422,11 +465,13 @@ def main(argv: list[str] | None = None) -> int:
         pass
     status = 1
     try:
-        from vecscore.warmup import warmup
-
         start_time = time.perf_counter()
-        warmup([group])
-        print(f"vecscore: compiled {group} in {time.perf_counter() - start_time:.1f} s (pid {os.getpid()})",
+        how = "built the module of" if _build_module(group) else "compiled"
+        if how == "compiled":
+            from vecscore.warmup import warmup
+
+            warmup([group])
+        print(f"vecscore: {how} {group} in {time.perf_counter() - start_time:.1f} s (pid {os.getpid()})",
               flush=True)
         status = 0
     except BaseException:  # the log file says why; the caller goes on with the plain route or compiles itself

@@ -37,7 +37,7 @@ from vecscore import cache_dir, cpu_levels, fast_path
 from vecscore.errors import warn
 
 __all__ = ["ENV", "DIR_ENV", "enabled", "entry", "type_key", "args_key", "abi_folder", "search_roots",
-           "misses", "found_groups", "has_kernel", "has_group", "reset", "MANIFEST_VERSION"]
+           "misses", "found_groups", "has_kernel", "has_group", "rescan", "reset", "MANIFEST_VERSION"]
 
 #: ``0`` turns the built modules off (every kernel takes the JIT route)
 ENV = "VECSCORE_BUILT"
@@ -262,6 +262,13 @@ def has_kernel(kernel) -> bool:
 def has_group(group: str) -> bool:
     """Whether a module of the warmup group ``group`` fits this process."""
     return group in _table()["groups"]
+
+
+def rescan() -> None:
+    """Look for modules again at the next call (a background build may have finished); modules already loaded
+    stay loaded."""
+    with _lock:
+        _state.pop("table", None)
 
 
 def reset() -> None:

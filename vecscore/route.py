@@ -30,8 +30,9 @@ route only until their work together has reached it, then the compiled route
 would have).  Once numba is loaded, a kind whose kernels are not loaded yet
 needs only those from the cache (about a tenth of numba's start-up), so the
 budget is then :data:`LOADED_PLAIN_MAX_CHARS`.
-Where built kernel modules (:mod:`vecscore.built`) hold every group of kernels a call needs, ``auto`` takes
-the compiled route at every size: they load in a millisecond, without numba.
+Where built kernel modules (:mod:`vecscore.built`) hold every group of kernels a call needs (and numba is not
+loaded in the process), ``auto`` takes the compiled route at every size: they load in a millisecond, without
+numba.
 ``VECSCORE_ROUTE=plain`` or ``=compiled`` forces one (``plain``
 still falls back to the kernels for options it does not implement).
 
@@ -41,8 +42,9 @@ readiness marker for its kind or its warmup group), ``auto`` keeps it on the
 plain route as long as the process's plain work stays below the estimated
 compile time of what is missing (:data:`vecscore.background.COMPILE_SECONDS`,
 converted with :data:`vecscore.background.SECONDS_PER_CHAR`), and starts one
-low-priority background process that compiles the group into the cache; once
-it has finished (its marker appears), large calls take the compiled route.
+low-priority background process that builds the group's kernel module (or, where
+no module can be built, compiles the group into the cache); once it has finished
+(the module or the marker appears), large calls take the compiled route.
 Larger calls compile in the foreground.  ``VECSCORE_BACKGROUND_COMPILE=0``
 turns this off.
 
@@ -235,10 +237,10 @@ def reset() -> None:
 def _built(warm) -> bool:
     """Whether built modules (:mod:`vecscore.built`) hold the kernels of every group a call of kind ``warm``
     needs."""
-    from vecscore import background, built
+    from vecscore import background
 
     groups = background.groups_of(warm)
-    return bool(groups) and all(built.has_group(g) for g in groups)
+    return bool(groups) and all(background.module_ready(g) for g in groups)
 
 
 def use_plain(supported: bool, size, cost: float = 1, warm=None, final: bool = True) -> bool:
