@@ -19,6 +19,28 @@ pytest_plugins = ["tests.oracles.perl_rouge"]
 # feature (tests/test_background_compile.py) turn it on where they need it
 os.environ["VECSCORE_BACKGROUND_COMPILE"] = "0"
 
+#: set (CI's built pass) to require that every kernel call of the run took a built module (vecscore.built): the run
+#: fails if a call fell back to the JIT or numba's JIT was loaded into the test process
+REQUIRE_BUILT = os.environ.get("VECSCORE_REQUIRE_BUILT", "") not in ("", "0")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not REQUIRE_BUILT:
+        return
+    from vecscore import _jit, built
+
+    problems = []
+    if not built.found_groups():
+        problems.append("no built module was found (set VECSCORE_BUILT_DIR to a `vecscore warmup --built` folder)")
+    misses = sorted(set(built.misses()))
+    if misses:
+        problems.append(f"{len(misses)} kernel call(s) found no built function: {misses[:10]}")
+    if _jit.is_active():
+        problems.append("numba's JIT was loaded into the test process")
+    if problems:
+        session.config.get_terminal_writer().line("VECSCORE_REQUIRE_BUILT: " + "; ".join(problems), red=True)
+        session.exitstatus = 1
+
 DATA_DIR = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 
