@@ -43,7 +43,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from vecscore import cache_dir
 
@@ -139,18 +139,23 @@ def _marker(folder: str, group: str | None = None, kind=None) -> str:
     return os.path.join(folder, "ready", str(group))
 
 
-def _exists(folder: str, key: tuple, path: str) -> bool:
+def _found(key: tuple, probe: Callable[[], bool]) -> bool:
+    """``probe()``, asked again at most every :data:`RECHECK_SECONDS` while it answers no; a yes is kept."""
     now = time.monotonic()
     with _lock:
-        seen = _ready.get((folder, key))
+        seen = _ready.get(key)
     if seen is True:
         return True
     if seen is not None and now - float(seen) < RECHECK_SECONDS:
         return False
-    found = os.path.exists(path)
+    found = probe()
     with _lock:
-        _ready[(folder, key)] = True if found else now
+        _ready[key] = True if found else now
     return found
+
+
+def _exists(folder: str, key: tuple, path: str) -> bool:
+    return _found((folder, key), lambda: os.path.exists(path))
 
 
 def ready(group: str, folder: str | None = None) -> bool:
@@ -170,16 +175,12 @@ def module_ready(group: str) -> bool:
 
     if not built.enabled() or _jit.is_active():
         return False
-    if built.has_group(group):
-        return True
-    now = time.monotonic()
-    with _lock:
-        seen = _ready.get(("built", group))
-        if seen is not None and now - float(seen) < RECHECK_SECONDS:
-            return False
-        _ready[("built", group)] = now
-    built.rescan()
-    return built.has_group(group)
+
+    def look_again() -> bool:
+        built.rescan()
+        return built.has_group(group)
+
+    return built.has_group(group) or _found(("built", group), look_again)
 
 
 def kind_ready(kind, folder: str | None = None) -> bool:
@@ -466,11 +467,13 @@ def main(argv: list[str] | None = None) -> int:
     status = 1
     try:
         start_time = time.perf_counter()
-        how = "built the module of" if _build_module(group) else "compiled"
-        if how == "compiled":
+        if _build_module(group):
+            how = "built the module of"
+        else:
             from vecscore.warmup import warmup
 
             warmup([group])
+            how = "compiled"
         print(f"vecscore: {how} {group} in {time.perf_counter() - start_time:.1f} s (pid {os.getpid()})",
               flush=True)
         status = 0
