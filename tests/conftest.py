@@ -24,6 +24,42 @@ os.environ["VECSCORE_BACKGROUND_COMPILE"] = "0"
 REQUIRE_BUILT = os.environ.get("VECSCORE_REQUIRE_BUILT", "") not in ("", "0")
 
 
+class _NoNumba:
+    """Under ``VECSCORE_REQUIRE_BUILT``: importing numba, or a kernel call that finds no built function, fails the
+    test that does it (with its traceback), so that one run names every such call (the first would otherwise
+    load the JIT, and every later call would take it without asking the modules)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "numba" or name.startswith("numba."):
+            raise RuntimeError("VECSCORE_REQUIRE_BUILT: this call imports numba (it took the JIT route)")
+        return None
+
+
+if REQUIRE_BUILT:
+    import sys
+
+    from vecscore import built as _built
+
+    sys.meta_path.insert(0, _NoNumba)
+    _record_miss = _built._miss
+
+    def _failing_miss(name, key):
+        _record_miss(name, key)
+        raise RuntimeError(f"VECSCORE_REQUIRE_BUILT: no built function for {name} with argument types {key}")
+
+    _built._miss = _failing_miss
+
+
+def pytest_collection_modifyitems(config, items):
+    if not REQUIRE_BUILT:
+        return
+    skip = pytest.mark.skip(reason="calls kernels outside the public API, which the built modules do not hold")
+    for item in items:
+        if item.get_closest_marker("internal_kernels"):
+            item.add_marker(skip)
+
+
 def pytest_sessionfinish(session, exitstatus):
     if not REQUIRE_BUILT:
         return

@@ -57,6 +57,10 @@ def _rouge() -> None:
     for tokenizer in ("whitespace", "char", "cjk"):
         rouge(*_ZH, metrics=metrics, tokenizer=tokenizer)
     rouge([h.split() for h in _HYPS], [[r.split() for r in rs] for rs in _REFS], metrics=metrics)
+    import numpy as np
+
+    ids = [np.arange(100 * k, 100 * k + 100) for k in range(3)]  # 300 token ids: 9-grams do not pack into 64 bits
+    rouge(ids, ids[::-1], metrics=["rouge9"])
     RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True).score_batch(
         [r[0] for r in _REFS], _HYPS)
     from vecscore.shared_refs import SharedReferences
@@ -86,6 +90,10 @@ def _bleu() -> None:
     corpus_bleu(_ZH[0], [[r[0] for r in _ZH[1]]], tokenize="zh", refs_layout="streams")
     sentence_bleu(_ZH[0], [r[0] for r in _ZH[1]], tokenize="zh")
     BLEU(references=streams).corpus_score(_HYPS)
+    BLEU(references=streams[:1]).corpus_score(_HYPS)  # one reference per pair: read and tokenized once
+    from vecscore.kernels.in_place import count_endings
+
+    count_endings(_HYPS, " .")  # sacreBLEU's tokenized-period warning on a large call
     tok_hyps = [h.split() for h in _HYPS]
     tok_refs = [[r.split() for r in rs] for rs in _REFS]
     for method in range(8):
@@ -102,8 +110,11 @@ def _rouge155() -> None:
     from vecscore.rouge.rouge155.api import rouge155, rouge155_args
 
     flags = ["-n 2 -w 1.2 -2 4 -U", "-n 4 -w 1.2 -2 4 -u -m -s", "-n 2 -l 10 -f B", "-n 2 -b 40 -p 0.3 -2 -1 -U"]
+    from vecscore.rouge.rouge155.average import perl_average
+
     for f in flags:
-        rouge155(_HYPS, _REFS, **rouge155_args(f.split()).kwargs)
+        result = rouge155(_HYPS, _REFS, **rouge155_args(f.split()).kwargs)
+    perl_average(result, n_samples=10)  # the printed averages' bootstrap
 
 
 #: what ``vecscore warmup --only`` accepts, in the order they run

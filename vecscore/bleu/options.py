@@ -13,6 +13,7 @@ from itertools import repeat
 
 import numpy as np
 
+from vecscore import built
 from vecscore._jit import is_active
 from vecscore.bleu import formulas as bf
 from vecscore.bleu import plain as plain_bleu
@@ -109,10 +110,11 @@ def warn_tokenized(hyps, kind: str, opts: Options) -> None:
     if opts.force or kind != "text":
         return
     n = hyps.count_endswith(" .") if isinstance(hyps, TextColumn) else None
-    if n is None and len(hyps) > _READ_IN_PLACE and is_active():  # a large call on the kernels: ~2 ms of endswith calls
-        from vecscore.kernels.in_place import count_endings  # imports numba: only once it is loaded
+    if n is None and len(hyps) > _READ_IN_PLACE:  # a large call: ~2 ms of endswith calls in Python
+        from vecscore.kernels import in_place
 
-        n = count_endings(hyps, " .")
+        if is_active() or built.has_kernel(in_place.ending_flags):  # never loads numba for it
+            n = in_place.count_endings(hyps, " .")
     if n is None:
         n = list(map(str.endswith, hyps, repeat(" ."))).count(True)  # half the time of sum(map(methodcaller(...)))
     if n >= _TOKENIZED_LIMIT:

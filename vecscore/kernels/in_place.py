@@ -344,7 +344,7 @@ def code_point(t, i, w):
 
 
 @jit
-def _ending_flags(addrs, lens, kind, width, last2, last1):
+def ending_flags(addrs, lens, kind, width, last2, last1):
     """Per row: 1 if its text ends in the code points ``last2``, ``last1``, 0 if not, -1 if the row is
     not read in place here (not a ``str``, or a ``str`` whose code units it does not know)."""
     out = np.empty(len(addrs), np.int8)
@@ -369,7 +369,7 @@ def count_endings(texts, suffix: str) -> int | None:
     rows = str_rows(texts)
     if rows is None:
         return None
-    flags = _ending_flags(rows.addrs, rows.lens, rows.kind, rows.widths(), ord(suffix[0]), ord(suffix[1]))
+    flags = ending_flags(rows.addrs, rows.lens, rows.kind, rows.widths(), ord(suffix[0]), ord(suffix[1]))
     other = np.flatnonzero(flags < 0)
     snap = rows.keep[0]
     return int((flags == 1).sum()) + sum(1 for i in other if str.endswith(snap[int(i)], suffix))
