@@ -88,6 +88,7 @@ _CHILD = textwrap.dedent("""
                 r = vecscore.rouge(hyps, refs, metrics=%r, workers=workers)
                 out[f"{name}-{workers}"] = {t: r.scores[t].fmeasure.tolist() for t in r.scores}
     out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
+    out["package"] = vecscore.__file__
     out["misses"] = built.misses()
     out["groups"] = sorted(built.found_groups())
     out["warnings"] = [str(w.message) for w in caught if "built kernel module" in str(w.message)]
@@ -106,13 +107,13 @@ def _limits(address_space_mib: int, stack_mib: int | None = None):
     return apply
 
 
-def _run_child(tmp_path, corpus, env_extra, preexec=None) -> dict:
+def _run_child(tmp_path, corpus, env_extra, preexec=None, path: Path = ROOT) -> dict:
     hyps, refs, m_hyps, m_refs = corpus
     data = tmp_path / "data.json"
     data.write_text(json.dumps({"hyps": hyps, "refs": refs, "m_hyps": m_hyps, "m_refs": m_refs}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_BUILT", "VECSCORE_ROUTE"))}
     env.update(env_extra)
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(path)
     proc = subprocess.run([sys.executable, "-c", _CHILD, str(data)], capture_output=True, text=True, env=env,
                           timeout=1200, cwd=tmp_path, preexec_fn=preexec)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -133,6 +134,36 @@ def test_fresh_process_scores_with_the_module_and_never_imports_numba(built_root
     assert got["misses"] == []  # every call of the public API found its export
     assert got["numba"] is False
     assert got["warnings"] == []
+    _assert_oracle(got, oracle)
+
+
+def test_a_wheel_ships_the_modules(built_root, corpus, oracle, tmp_path):
+    """docs/deployment.md's wheel recipe: modules built into the package's ``_built`` folder go into the wheel, and
+    a process that imports vecscore from the unpacked wheel alone (no VECSCORE_BUILT_DIR, an empty kernel cache)
+    scores with them, rouge-score's numbers, without numba."""
+    import zipfile
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "vecscore", src / "vecscore", ignore=shutil.ignore_patterns("__pycache__", "_built"))
+    shutil.copytree(built_root, src / "vecscore" / "_built")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                           str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("vecscore-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        z.extractall(site)
+    assert any(n.startswith("vecscore/_built/") and n.endswith(".so") for n in names)
+    assert any(n.startswith("vecscore/_built/") and n.endswith("_vecscore_rouge.json") for n in names)
+    cache = tmp_path / "empty-cache"
+    cache.mkdir()
+    got = _run_child(tmp_path, corpus, {"VECSCORE_CACHE_DIR": str(cache)}, path=site)
+    assert Path(got["package"]).is_relative_to(site)
+    assert "rouge" in got["groups"] and got["misses"] == [] and got["numba"] is False
     _assert_oracle(got, oracle)
 
 
@@ -210,6 +241,7 @@ _FAMILIES = textwrap.dedent("""
     r = vecscore.rouge_weighted(s_hyps, s_refs, metrics=["rouge1", "rougeL"])
     out["rouge_weighted"] = {k: float(x.fmeasure.sum()) for k, x in r.scores.items()}
     out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
+    out["package"] = vecscore.__file__
     out["misses"] = built.misses()
     print(json.dumps(out))
 """)
