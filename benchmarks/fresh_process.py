@@ -577,7 +577,7 @@ def main(argv=None) -> int:
                       help="vecscore warm only, in the cache folder it picks itself (after one untimed run)")
     mode.add_argument("--both", dest="mode", action="store_const", const="both", help="cold, then warm (default)")
     p.add_argument("--built", metavar="DIR", help="also run vecscore with the kernel modules built in DIR "
-                   "(`VECSCORE_BUILT_DIR=DIR vecscore warmup --built`): the 'vecscore built' column")
+                   "(`VECSCORE_BUILT_DIR=DIR vecscore warmup`): the 'vecscore built' column")
     p.add_argument("--repeat", type=int, default=3, help="warm vecscore runs and peer runs per cell (median)")
     p.add_argument("--official-repeat", type=int, default=1, help="official tool runs per cell (median)")
     p.add_argument("--official-max", type=int, default=30_000, help="skip the official tool above this n")

@@ -67,7 +67,7 @@ def pytest_sessionfinish(session, exitstatus):
 
     problems = []
     if not built.found_groups():
-        problems.append("no built module was found (set VECSCORE_BUILT_DIR to a `vecscore warmup --built` folder)")
+        problems.append("no built module was found (set VECSCORE_BUILT_DIR to a `vecscore warmup` folder)")
     misses = sorted(set(built.misses()))
     if misses:
         problems.append(f"{len(misses)} kernel call(s) found no built function: {misses[:10]}")

@@ -25,7 +25,7 @@ TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 @pytest.fixture(scope="session")
 def built_root(tmp_path_factory) -> Path:
     """Every group's module, built once (two at a time); or, where ``VECSCORE_TEST_BUILT_DIR`` names a folder that
-    ``vecscore warmup --built`` filled from these sources (CI builds once for this file and its built pass), that
+    ``vecscore warmup`` filled from these sources (CI builds once for this file and its built pass), that
     folder, read only."""
     from vecscore.aot_build import build
 
@@ -36,7 +36,7 @@ def built_root(tmp_path_factory) -> Path:
 
         if not os.path.isdir(folder_for(cpu_levels.best(), given)):
             pytest.fail(f"VECSCORE_TEST_BUILT_DIR={given} holds no modules built from these sources for this CPU: "
-                        f"run `VECSCORE_BUILT_DIR={given} vecscore warmup --built` first, or unset it")
+                        f"run `VECSCORE_BUILT_DIR={given} vecscore warmup` first, or unset it")
         return Path(given)
     root = tmp_path_factory.mktemp("built")
     build(root=str(root), jobs=2)

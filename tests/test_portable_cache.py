@@ -33,7 +33,7 @@ from vecscore.kernels import ngrams
 if sys.argv[1:2] == ["warmup"]:
     warmup.GROUPS["tiny"] = lambda: ngrams.table_bits(100)
     from vecscore.cli.main import main
-    assert main(["warmup", "--only", "tiny", *sys.argv[2:]]) == 0
+    assert main(["warmup", "--jit", "--only", "tiny", *sys.argv[2:]]) == 0
 else:
     assert ngrams.table_bits(100) == 8
 import numba

@@ -69,8 +69,8 @@ def _level_env(level: str) -> dict:
 
 def build(groups: Iterable[str] | None = None, jobs: int = _DEFAULT_JOBS, root: str | None = None,
           report: Callable[[str], None] | None = None) -> dict[str, float]:
-    """Build the modules of ``groups`` (default: all); seconds per group.  Raises :class:`VecscoreError`
-    naming the groups that failed (each one's log is in the message)."""
+    """Build the modules of ``groups`` (default: all); seconds per group.  Raises :class:`BuildError` naming the
+    groups that failed (each one's log is in the message), after building the others."""
     from vecscore import built, cpu_levels
     from vecscore.errors import VecscoreError
     from vecscore.warmup import GROUPS
@@ -113,10 +113,27 @@ def build(groups: Iterable[str] | None = None, jobs: int = _DEFAULT_JOBS, root: 
     built.reset()
     shutil.rmtree(work, ignore_errors=True)  # the records, logs (their ends are in the error) and JIT scratch
     if failed:
-        raise VecscoreError("building the kernel module(s) of " + ", ".join(failed) + " failed; their kernels "
-                            "are compiled by numba when first used instead.\n"
-                            + "\n".join(f"--- {g}:\n{t}" for g, t in failed.items()))
+        raise BuildError(failed)
     return seconds
+
+
+class BuildError(Exception):
+    """Some groups' modules could not be built (``groups``: each one's log, the end of it); their kernels take the
+    JIT route.  :func:`reason` says why in one line."""
+
+    def __init__(self, failed: dict[str, str]):
+        self.groups = dict(failed)
+        super().__init__("building the kernel module(s) of " + ", ".join(failed) + " failed; their kernels are "
+                         "compiled by numba when first used instead.\n"
+                         + "\n".join(f"--- {g}:\n{t}" for g, t in failed.items()))
+
+    def reason(self) -> str:
+        """The last line of the first failed group's log (e.g. the compiler's error)."""
+        for text in self.groups.values():
+            lines = [line.strip() for line in text.splitlines() if line.strip()]
+            if lines:
+                return lines[-1][:300]
+        return "no log"
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ the compiled route compiles its metric's kernels first: 30 s to 3 min of CPU.  U
 while its estimated time there (characters times :data:`vecscore.route.COST` times :data:`SECONDS_PER_CHAR`) is
 below the estimated compile time of what it would need (:data:`COMPILE_SECONDS`), and this module starts one
 background process for that group, at the lowest CPU priority, detached from the caller.  It builds the group's
-kernel module (``vecscore warmup --built --only <group>``'s work, :mod:`vecscore.aot_build`) into the cache's
+kernel module (``vecscore warmup --only <group>``'s work, :mod:`vecscore.aot_build`) into the cache's
 ``built`` folder, where later processes load it without numba; where no module can be built (no C compiler,
 modules turned off) it compiles the group into the JIT's cache instead (``vecscore warmup --only <group>``).
 Larger calls compile in the foreground as before.
@@ -449,7 +449,7 @@ def _build_module(group: str) -> bool:
         return False
     try:
         aot_build.build([group], jobs=1, report=lambda line: print("vecscore:", line, flush=True))
-    except Exception as exc:  # VecscoreError naming the failed group, with its log's end
+    except Exception as exc:  # BuildError naming the failed group, with its log's end
         print(f"vecscore: {exc}", flush=True)
         return False
     return True

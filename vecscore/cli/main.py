@@ -427,15 +427,22 @@ def run_warmup(args) -> int:
     from vecscore.cache_dir import chosen, make_portable, portable
     from vecscore.warmup import warmup
 
-    if args.built:
+    groups = args.only
+    if not (args.jit or args.portable):
         from vecscore import cpu_levels
-        from vecscore.aot_build import build, folder_for
+        from vecscore.aot_build import BuildError, build, folder_for
 
         print(f"vecscore warmup: building kernel modules for {cpu_levels.best()} into "
               f"{folder_for(cpu_levels.best())}", file=sys.stderr)
-        seconds = build(args.only, jobs=args.jobs, report=lambda line: print(f"  {line}", file=sys.stderr))
-        print(f"vecscore warmup: built in {sum(seconds.values()):.1f} s", file=sys.stderr)
-        return 0
+        try:
+            seconds = build(groups, jobs=args.jobs, report=lambda line: print(f"  {line}", file=sys.stderr))
+        except BuildError as exc:  # no C compiler, a numba without its AOT compiler...: those groups take the JIT
+            groups = list(exc.groups)
+            print(f"vecscore warmup: the module(s) of {', '.join(groups)} could not be built ({exc.reason()}); "
+                  "compiling their kernels into numba's cache instead", file=sys.stderr)
+        else:
+            print(f"vecscore warmup: built in {sum(seconds.values()):.1f} s", file=sys.stderr)
+            return 0
 
     if args.portable:
         make_portable()
@@ -444,7 +451,7 @@ def run_warmup(args) -> int:
     if portable():
         place += " (portable: compiled for numba's generic CPU)"
     print(f"vecscore warmup: compiling into {place}", file=sys.stderr)
-    seconds = warmup(args.only, report=lambda line: print(f"  {line}", file=sys.stderr), portable=args.portable)
+    seconds = warmup(groups, report=lambda line: print(f"  {line}", file=sys.stderr), portable=args.portable)
     print(f"vecscore warmup: done in {sum(seconds.values()):.1f} s", file=sys.stderr)
     return 0
 

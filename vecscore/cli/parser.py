@@ -303,18 +303,20 @@ def build_parser() -> argparse.ArgumentParser:
     _rouge_options(f, with_metrics=False)
     _bleu_options(f, effective_default=True)
 
-    w = sub.add_parser("warmup", help="compile and cache every kernel now (for images and cluster nodes)",
-                       description="Compile the kernels of every metric once and store them in the cache folder, so "
-                       "that no later process compiles (small batches never do).")
+    w = sub.add_parser("warmup", help="build every kernel ahead of time (for images, cluster nodes, CI caches)",
+                       description="Build the kernels of every metric ahead of time into extension modules "
+                       "(numba's AOT compiler), for the CPU level of this machine or VECSCORE_CPU_LEVEL, in the kernel "
+                       "cache folder's built/ or VECSCORE_BUILT_DIR: a process that finds them loads them without "
+                       "importing numba (docs/deployment.md). A group whose module cannot be built (no C compiler) "
+                       "is compiled into numba's cache instead.")
     w.add_argument("--only", nargs="+", metavar="GROUP",
                    help="rouge, bleu, rouge155, rouge-weighted, chrf, ter, coco (default: all)")
+    w.add_argument("--jit", action="store_true",
+                   help="compile into numba's JIT cache instead of building modules (the development route)")
     w.add_argument("--portable", action="store_true",
-                   help="compile for numba's generic CPU and mark the folder, so that it can be copied to machines "
-                   "with other CPU models (Docker images, cluster workers); later processes using the folder "
-                   "follow the marker (same as VECSCORE_PORTABLE_CACHE=1)")
-    w.add_argument("--built", action="store_true",
-                   help="build the kernels ahead of time into extension modules instead (numba's AOT compiler), "
-                   "for the CPU level of this machine or VECSCORE_CPU_LEVEL; a process that finds them loads them "
-                   "without importing numba (docs/deployment.md)")
-    w.add_argument("--jobs", type=int, default=2, metavar="N", help="with --built: groups built at once (default 2)")
+                   help="with the JIT cache: compile for numba's generic CPU and mark the folder, so that it can be "
+                   "copied to machines with other CPU models (same as VECSCORE_PORTABLE_CACHE=1); built modules "
+                   "take VECSCORE_CPU_LEVEL instead")
+    w.add_argument("--built", action="store_true", help=argparse.SUPPRESS)  # the default since modules build
+    w.add_argument("--jobs", type=int, default=2, metavar="N", help="modules built at once (default 2)")
     return parser
