@@ -128,11 +128,15 @@ class BuildError(Exception):
                          + "\n".join(f"--- {g}:\n{t}" for g, t in failed.items()))
 
     def reason(self) -> str:
-        """The last line of the first failed group's log (e.g. the compiler's error)."""
+        """The first failed group's error: the last line of its log that names an exception (``RuntimeError: ...``,
+        e.g. numba's "without the compiler"), else its last line."""
+        import re
+
         for text in self.groups.values():
             lines = [line.strip() for line in text.splitlines() if line.strip()]
-            if lines:
-                return lines[-1][:300]
+            named = [line for line in lines if re.match(r"[A-Za-z_][\w.]*(Error|Exception|Exit)\b", line)]
+            if named or lines:
+                return (named or lines)[-1][:300]
         return "no log"
 
 
