@@ -346,3 +346,19 @@ def test_run_threads_raises_a_parts_error():
 
     with pytest.raises(ValueError, match="part 1"):
         run_threads(task, 2)
+
+
+def test_a_kernel_called_by_keyword_asks_the_modules_with_its_positional_arguments(monkeypatch):
+    """A built function takes its arguments by position: a call by keyword is looked up (and, when no module has
+    it, counted as a miss) as the same call by position, defaults filled in."""
+    from vecscore import _jit, built
+
+    def kernel(a, b, c=1, d=2):
+        return "jit"
+
+    k = _jit.Kernel(kernel, False, False)
+    asked = []
+    monkeypatch.setattr(built, "entry", lambda kern, args: asked.append((kern, args)) or (lambda *x: ("built", x)))
+    assert k(1, b=2, d=5) == ("built", (1, 2, 1, 5))
+    assert k(1, 2) == ("built", (1, 2))
+    assert asked == [(k, (1, 2, 1, 5)), (k, (1, 2))]

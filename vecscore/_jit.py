@@ -107,11 +107,22 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         if _recorder is not None:
             return _recorded_call(self, args, kwargs)
-        if self._dispatcher is None and not kwargs:
+        if self._dispatcher is None:
+            if kwargs:  # a built function takes its arguments by position
+                args, kwargs = self.positional(args, kwargs), {}
             fn = built.entry(self, args)  # the built module's function for these argument types, if any
             if fn is not None:
                 return fn(*args)
         return self.dispatcher(*args, **kwargs)
+
+    def positional(self, args: tuple, kwargs: dict) -> tuple:
+        """``args`` and ``kwargs`` as the positional arguments of the same call (defaults filled in, so that every
+        argument after a keyword one has its position)."""
+        import inspect
+
+        bound = inspect.signature(self.py_func).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -336,8 +347,8 @@ def _recorded_call(kernel, args, kwargs):
     """A call while :func:`recording`: the call from Python (not from another kernel) is reported, then the
     kernel runs as plain Python."""
     depth = getattr(_depth, "n", 0)
-    if depth == 0 and not kwargs and _recorder is not None:
-        _recorder(kernel, args)
+    if depth == 0 and _recorder is not None:
+        _recorder(kernel, kernel.positional(args, kwargs) if kwargs else args)
     _depth.n = depth + 1
     try:
         return kernel.py_func(*args, **kwargs)
