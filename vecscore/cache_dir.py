@@ -39,26 +39,21 @@ named after their package inside vecscore (``vecscore.kernels``,
 ``vecscore.bleu``, ...: :func:`package_folder`, :func:`function_cache`),
 while numba still checks each kernel's source file by content.  numba also
 keys every compiled kernel by the CPU's name and features, so a cache built
-on one CPU model does not load on another: a *portable* folder
-(``vecscore warmup --portable`` or ``VECSCORE_PORTABLE_CACHE=1``) holds
-kernels compiled for numba's ``generic`` CPU and carries a marker file
-(:data:`PORTABLE_MARKER`); every later process that uses the folder compiles
-and loads for the generic CPU too (``NUMBA_CPU_NAME=generic``, set here before
-numba is imported).  ``VECSCORE_PORTABLE_CACHE=0`` ignores the marker.
+on one CPU model does not load on another; what travels to other CPU models
+are the built kernel modules, each for a named CPU level (:mod:`vecscore.built`).
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import tempfile
-from typing import Any
 
 from vecscore import fast_path
 from vecscore._version import __version__
 from vecscore.errors import warn
 
 __all__ = ["configure", "chosen", "base", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES",
-           "portable", "make_portable", "package_folder", "function_cache", "write_text", "PORTABLE_MARKER"]
+           "package_folder", "function_cache", "write_text"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _state: dict = {}
@@ -173,27 +168,6 @@ def _variant() -> str | None:
     return "-".join(parts) or None
 
 
-#: the file that marks a cache folder as portable (kernels compiled for numba's generic CPU); its text is for people
-PORTABLE_MARKER = "vecscore-portable.txt"
-_MARKER_TEXT = """\
-vecscore: the kernels in this folder are compiled for numba's generic CPU (NUMBA_CPU_NAME=generic), so that the
-folder can be copied to machines with other CPU models (a Docker image, cluster workers). Every process that uses
-this folder compiles and loads its kernels for the generic CPU. Delete this file (or set VECSCORE_PORTABLE_CACHE=0)
-to compile for the host CPU instead. Written by `vecscore warmup --portable` or VECSCORE_PORTABLE_CACHE=1.
-"""
-
-
-def _portable_wanted(root: str | None) -> bool:
-    """``VECSCORE_PORTABLE_CACHE`` when set (``1``: make the folder portable, ``0``: ignore its marker), else
-    whether the chosen folder carries the marker."""
-    setting = os.environ.get("VECSCORE_PORTABLE_CACHE", "").strip().lower()
-    if setting in ("1", "true", "yes", "on"):
-        return True
-    if setting in ("0", "false", "no", "off"):
-        return False
-    return root is not None and os.path.exists(os.path.join(root, PORTABLE_MARKER))
-
-
 def write_text(path: str, text: str) -> bool:
     """Write ``text`` to ``path`` whole or not at all (a temporary file renamed into place), making its folder;
     ``False`` when the folder cannot be written."""
@@ -209,41 +183,8 @@ def write_text(path: str, text: str) -> bool:
     return True
 
 
-def _mark_portable(root: str) -> None:
-    path = os.path.join(root, PORTABLE_MARKER)
-    if not os.path.exists(path):
-        write_text(path, _MARKER_TEXT)
-
-
-def _use_generic_cpu() -> bool:
-    """Compile for numba's generic CPU in this process (unless the user named a CPU); ``False`` when numba has
-    already set up its code generator for the host CPU, which cannot be changed any more."""
-    import sys
-
-    user_named = "NUMBA_CPU_NAME" in os.environ
-    os.environ.setdefault("NUMBA_CPU_NAME", "generic")
-    # Intel's SVML (with the icc_rt package) would make the machine code call a library the other machine may lack
-    os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
-    cfg: Any = sys.modules.get("numba.core.config")
-    if cfg is None or user_named or getattr(cfg, "CPU_NAME", None) == os.environ["NUMBA_CPU_NAME"]:
-        return True
-    registry = sys.modules.get("numba.core.registry")  # numba imported by someone else before vecscore's kernels
-    target = getattr(registry, "cpu_target", None)
-    if (target is not None and "_toplevel_target_context" in vars(target)) or getattr(cfg, "USING_SVML", False):
-        warn("vecscore: the kernel cache folder is portable (compiled for the generic CPU), but numba was set up "
-             "for this machine's CPU before vecscore's first kernel; this process's kernels are compiled for this "
-             "CPU (stored beside the portable ones, loaded only on this CPU model). Set NUMBA_CPU_NAME=generic "
-             "before importing numba to use the portable ones", RuntimeWarning)
-        return False
-    cfg.CPU_NAME = os.environ["NUMBA_CPU_NAME"]
-    if "NUMBA_CPU_FEATURES" not in os.environ:
-        cfg.CPU_FEATURES = ""  # what numba's config reads for a generic CPU
-    return True
-
-
 def configure() -> None:
-    """Choose the folder once and tell numba (sets ``NUMBA_CACHE_DIR``, and for a portable folder
-    ``NUMBA_CPU_NAME``); call before numba is imported."""
+    """Choose the folder once and tell numba (sets ``NUMBA_CACHE_DIR``); call before numba is imported."""
     if "where" in _state:
         return
     where, folder = _choose()
@@ -251,16 +192,12 @@ def configure() -> None:
         folder = _unkeyed(folder)
     root = folder
     _state["root"] = root
-    _state["portable"] = False
     if folder is not None:
         # these sources' own sub-folder; kernels built another way (variant) a folder of their own inside it
         folder = os.path.join(folder, kernel_key(), *filter(None, [_variant()]))
         if not writable(folder):
             where, folder = "none", None
     _state["where"], _state["folder"] = where, folder
-    if folder is not None and root is not None and _portable_wanted(root):
-        _mark_portable(root)
-        _state["portable"] = _use_generic_cpu()
     if folder is not None:
         os.environ["NUMBA_CACHE_DIR"] = folder
         try:  # numba already imported by someone else: its config was read at import
@@ -303,23 +240,6 @@ def base() -> str | None:
 def enabled() -> bool:
     """Whether kernels are cached on disk at all."""
     return chosen()[0] != "none"
-
-
-def portable() -> bool:
-    """Whether this process compiles and loads its kernels for numba's generic CPU, in a portable cache folder."""
-    configure()
-    return _state["portable"]
-
-
-def make_portable() -> None:
-    """Make the cache folder this process chooses portable (``vecscore warmup --portable``): sets
-    ``VECSCORE_PORTABLE_CACHE=1``.  Must run before the folder is chosen (before the first compiled kernel)."""
-    from vecscore.errors import VecscoreError
-
-    if _state.get("folder") is not None and not _state["portable"]:
-        raise VecscoreError("the kernel cache folder was already chosen in this process (a kernel ran) without "
-                            "--portable; set VECSCORE_PORTABLE_CACHE=1 before the first kernel instead")
-    os.environ["VECSCORE_PORTABLE_CACHE"] = "1"
 
 
 def package_folder(py_file: str) -> str | None:

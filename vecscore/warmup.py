@@ -1,17 +1,16 @@
-"""Compile and cache every kernel ahead of time: ``vecscore warmup``.
+"""The calls that compile every kernel group: what ``vecscore warmup`` builds ahead of time.
 
 Small batches never compile anything (:mod:`vecscore.route`), but the first
-large batch of a fresh environment compiles the kernels it needs, which takes
-from tens of seconds to a few minutes on a small machine.  ``vecscore warmup``
-pays that once, where it is cheap to pay: in a Dockerfile, a cluster node's
-setup script or a CI cache step.  It scores a handful of pairs through the
-compiled route with every family of options the library has (each metric,
-each tokenizer family, each multi-reference convention), so the kernels and
-their usual type specializations land in the disk cache
-(:mod:`vecscore.cache_dir`).  Results are thrown away.  ``--portable`` compiles
-for numba's generic CPU and marks the folder, for a cache copied to machines
-with other CPU models.  Each group that completes is marked ready in the cache folder
-(``<folder>/ready/<group>``, :mod:`vecscore.background`), which the ``auto`` route reads.
+large batch of a fresh environment needs the kernels of its metric.  Each
+group (:data:`GROUPS`) scores a handful of pairs through the compiled route
+with every family of options the library has (each metric, each tokenizer
+family, each multi-reference convention).  ``vecscore warmup`` records the
+kernel calls they make and builds those into a module per group
+(:mod:`vecscore.aot_build`); :func:`warmup` (``vecscore warmup --jit``) runs
+them on numba's JIT instead, so the kernels land in its disk cache
+(:mod:`vecscore.cache_dir`) and each group that completes is marked ready in
+the cache folder (``<folder>/ready/<group>``, :mod:`vecscore.background`),
+which the ``auto`` route reads.  Results are thrown away.
 """
 from __future__ import annotations
 
@@ -174,23 +173,13 @@ def _compiled_route():
             os.environ["VECSCORE_ROUTE"] = before
 
 
-def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | None = None,
-           portable: bool = False) -> dict[str, float]:
-    """Compile (or load from the cache) the kernels of ``groups`` (default: all); seconds per group.
-
-    ``portable``: compile for numba's generic CPU and mark the cache folder so (``vecscore warmup --portable``,
-    :mod:`vecscore.cache_dir`), for a folder that is copied to other machines; call it before any kernel runs.
-    """
+def warmup(groups: Iterable[str] | None = None, report: Callable[[str], None] | None = None) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``groups`` (default: all) into numba's JIT cache
+    (``vecscore warmup --jit``); seconds per group."""
     import warnings
 
-    from vecscore import background, cache_dir
+    from vecscore import background
     from vecscore.errors import VecscoreError
-
-    if portable:
-        cache_dir.make_portable()
-        if cache_dir.chosen()[1] is not None and not cache_dir.portable():
-            raise VecscoreError("a portable warmup needs numba's generic CPU, but numba was set up for this CPU "
-                                "before it; run `vecscore warmup --portable` in a process of its own")
 
     names = list(GROUPS) if groups is None else list(groups)
     unknown = [g for g in names if g not in GROUPS]

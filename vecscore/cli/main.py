@@ -424,11 +424,15 @@ def run_filter(args) -> int:
 
 
 def run_warmup(args) -> int:
-    from vecscore.cache_dir import chosen, make_portable, portable
+    from vecscore.cache_dir import chosen
     from vecscore.warmup import warmup
 
+    if args.portable:
+        raise VecscoreError("vecscore warmup --portable (a JIT cache for numba's generic CPU) is gone: build the "
+                            "kernel modules for a CPU level that every target machine runs instead, e.g. "
+                            "VECSCORE_CPU_LEVEL=x86-64-v2 vecscore warmup (docs/deployment.md)")
     groups = args.only
-    if not (args.jit or args.portable):
+    if not args.jit:
         from vecscore import cpu_levels
         from vecscore.aot_build import BuildError, build, folder_for
 
@@ -444,14 +448,10 @@ def run_warmup(args) -> int:
             print(f"vecscore warmup: built in {sum(seconds.values()):.1f} s", file=sys.stderr)
             return 0
 
-    if args.portable:
-        make_portable()
     where, folder = chosen()
     place = {"package": "the package folder", "none": "nowhere (no writable folder)"}.get(where, folder)
-    if portable():
-        place += " (portable: compiled for numba's generic CPU)"
     print(f"vecscore warmup: compiling into {place}", file=sys.stderr)
-    seconds = warmup(groups, report=lambda line: print(f"  {line}", file=sys.stderr), portable=args.portable)
+    seconds = warmup(groups, report=lambda line: print(f"  {line}", file=sys.stderr))
     print(f"vecscore warmup: done in {sum(seconds.values()):.1f} s", file=sys.stderr)
     return 0
 

@@ -313,10 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rouge, bleu, rouge155, rouge-weighted, chrf, ter, coco (default: all)")
     w.add_argument("--jit", action="store_true",
                    help="compile into numba's JIT cache instead of building modules (the development route)")
-    w.add_argument("--portable", action="store_true",
-                   help="with the JIT cache: compile for numba's generic CPU and mark the folder, so that it can be "
-                   "copied to machines with other CPU models (same as VECSCORE_PORTABLE_CACHE=1); built modules "
-                   "take VECSCORE_CPU_LEVEL instead")
     w.add_argument("--built", action="store_true", help=argparse.SUPPRESS)  # the default since modules build
+    w.add_argument("--portable", action="store_true", help=argparse.SUPPRESS)  # gone: refused with the fix
     w.add_argument("--jobs", type=int, default=2, metavar="N", help="modules built at once (default 2)")
     return parser

@@ -1,5 +1,5 @@
-"""A kernel cache built by ``vecscore warmup`` travels: to another install path, and (``--portable``) to
-another CPU model.
+"""A JIT kernel cache built by ``vecscore warmup --jit`` travels to another install path; ``--portable`` (a cache
+for another CPU model) is refused with the fix.
 
 Each test runs fresh processes on a copy of the package and one tiny kernel (``ngrams.table_bits``, about 2 s to
 compile), and reads numba's own counters of cache hits and misses.
@@ -13,14 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from vecscore import cache_dir
-from vecscore.errors import VecscoreError
+from vecscore.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: ``python -c SCRIPT``: call the tiny kernel; ``python -c SCRIPT warmup [--portable]``: through ``vecscore
+#: ``python -c SCRIPT``: call the tiny kernel; ``python -c SCRIPT warmup``: through ``vecscore
 #: warmup`` with the tiny kernel as its only group.  numba is imported after the kernel ran (vecscore imports it).
 SCRIPT = """
 import json
@@ -42,7 +40,7 @@ from numba.core.registry import cpu_target
 stats = ngrams.table_bits.stats
 print(json.dumps({"package": vecscore.__file__, "path": stats.cache_path, "hits": sum(stats.cache_hits.values()),
                   "misses": sum(stats.cache_misses.values()), "cpu": numba.config.CPU_NAME,
-                  "magic": list(cpu_target.target_context.codegen().magic_tuple()), "portable": cache_dir.portable(),
+                  "magic": list(cpu_target.target_context.codegen().magic_tuple()),
                   "key": cache_dir.kernel_key()}))
 """
 
@@ -62,18 +60,14 @@ def _copy_package(site: Path) -> None:
     shutil.copytree(ROOT / "vecscore", site / "vecscore", ignore=shutil.ignore_patterns("__pycache__"))
 
 
-@pytest.mark.parametrize("portable", [False, True], ids=["host-cpu", "portable"])
-def test_a_cache_built_by_warmup_loads_from_another_install_path(tmp_path, portable):
+def test_a_cache_built_by_warmup_loads_from_another_install_path(tmp_path):
     """Build with the package at one path and the cache in folder A; move both (the package to another path, as
     another virtual environment or image layer has it); the kernel is loaded, not compiled."""
     site1, a = tmp_path / "env1" / "site-packages", tmp_path / "a"
     _copy_package(site1)
-    built = _run(site1, a, "warmup", *(["--portable"] if portable else []))
+    built = _run(site1, a, "warmup")
     assert (built["misses"], built["hits"]) == (1, 0)
     assert built["path"] == str(a / built["key"] / "vecscore.kernels")  # not named after site1's absolute path
-    assert (a / cache_dir.PORTABLE_MARKER).exists() is portable
-    assert built["portable"] is portable
-    assert built["cpu"] == ("generic" if portable else None)
 
     site2, b = tmp_path / "env2" / "lib" / "python" / "site-packages", tmp_path / "copied" / "b"
     shutil.move(site1, site2)
@@ -83,35 +77,7 @@ def test_a_cache_built_by_warmup_loads_from_another_install_path(tmp_path, porta
     used = _run(site2, b)
     assert (used["hits"], used["misses"]) == (1, 0), used
     assert used["path"] == str(b / built["key"] / "vecscore.kernels")
-    assert used["portable"] is portable
     assert used["magic"] == built["magic"]
-    if portable:
-        assert used["cpu"] == "generic" and used["magic"][1:] == ["generic", ""]
-
-
-def test_a_portable_marker_makes_every_process_compile_for_the_generic_cpu(tmp_path):
-    site = tmp_path / "site"
-    _copy_package(site)
-    plain, marked = tmp_path / "plain", tmp_path / "marked"
-    host = _run(site, plain)
-    assert (host["cpu"], host["portable"]) == (None, False)
-    assert host["magic"][1] != "generic"
-    assert not (plain / cache_dir.PORTABLE_MARKER).exists()
-
-    marked.mkdir()
-    (marked / cache_dir.PORTABLE_MARKER).write_text("made by hand\n", encoding="utf-8")
-    generic = _run(site, marked)
-    assert (generic["cpu"], generic["portable"], generic["misses"]) == ("generic", True, 1)
-    assert generic["magic"][1:] == ["generic", ""]
-    assert _run(site, marked)["hits"] == 1
-    ignored = _run(site, marked, VECSCORE_PORTABLE_CACHE="0")  # host CPU kernels beside the generic ones
-    assert (ignored["cpu"], ignored["portable"], ignored["misses"]) == (None, False, 1)
-    assert ignored["magic"] == host["magic"]
-    assert _run(site, marked)["hits"] == 1  # the generic kernel is still there
-
-    env_made = tmp_path / "env-made"
-    assert _run(site, env_made, VECSCORE_PORTABLE_CACHE="1")["cpu"] == "generic"
-    assert (env_made / cache_dir.PORTABLE_MARKER).exists()
 
 
 def test_numba_still_checks_each_kernel_source_file(tmp_path):
@@ -138,13 +104,7 @@ def test_package_folder_names():
     assert cache_dir.package_folder(str(package.parent / "vecscore-other" / "x.py")) is None
 
 
-def test_portable_must_be_chosen_before_the_folder(monkeypatch):
-    monkeypatch.setenv("VECSCORE_PORTABLE_CACHE", "")  # restored (or removed) after the test
-    monkeypatch.delenv("VECSCORE_PORTABLE_CACHE")
-    monkeypatch.setattr(cache_dir, "_state", {"where": "user", "folder": "/somewhere", "portable": False})
-    with pytest.raises(VecscoreError, match="already chosen"):
-        cache_dir.make_portable()
-    assert "VECSCORE_PORTABLE_CACHE" not in os.environ
-    monkeypatch.setattr(cache_dir, "_state", {})
-    cache_dir.make_portable()
-    assert os.environ["VECSCORE_PORTABLE_CACHE"] == "1"
+def test_portable_is_refused_with_the_fix(capsys):
+    assert main(["warmup", "--portable"]) == 2
+    err = capsys.readouterr().err
+    assert "--portable" in err and "VECSCORE_CPU_LEVEL=x86-64-v2 vecscore warmup" in err
