@@ -379,10 +379,20 @@ JOBS = {
 # --------------------------------------------------------------------------------------------- runner
 
 
+#: GNU time, which reports the peak RSS of the command it runs: a child forked from this process (which holds the
+#: corpora) would report this process's RSS at the fork as its own peak (Linux keeps the high-water mark across
+#: exec), so the peak comes from a child of ``time`` instead
+_GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def run_once(cmd: list[str], env: dict, result: Path, writes: bool, cwd: Path, timeout: float) -> dict:
-    """One child process: wall, CPU (user + sys, its waited-for children included) and peak RSS from wait4."""
+    """One child process: wall, CPU (user + sys, its waited-for children included, from wait4) and peak RSS
+    (from GNU time where it is installed, else none)."""
     load = os.getloadavg()[0]
     err = result.with_name(result.name + ".err")
+    peak = result.with_name(result.name + ".rss")
+    if _GNU_TIME:
+        cmd = [_GNU_TIME, "-q", "-f", "%M", "-o", str(peak), *cmd]
     with open(err, "wb") as ferr, open(os.devnull if writes else result, "wb") as fout:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=fout, stderr=ferr,
@@ -393,8 +403,11 @@ def run_once(cmd: list[str], env: dict, result: Path, writes: bool, cwd: Path, t
         wall = time.perf_counter() - t0
         timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    run = {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024, "load": load,
-           "result": str(result)}
+    try:
+        rss_mb = int(peak.read_text().split()[-1]) / 1024 if _GNU_TIME else None
+    except (OSError, ValueError, IndexError):
+        rss_mb = None
+    run = {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mb": rss_mb, "load": load, "result": str(result)}
     if proc.returncode != 0:
         tail = err.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or [""]
         run["error"] = f"exit {proc.returncode}" + (" (killed: timeout)" if wall >= timeout else "") + \
@@ -405,7 +418,8 @@ def run_once(cmd: list[str], env: dict, result: Path, writes: bool, cwd: Path, t
 def median_cell(runs: list[dict]) -> dict:
     if any("error" in r for r in runs):
         return {"error": next(r["error"] for r in runs if "error" in r), "runs": runs}
-    cell = {k: statistics.median(r[k] for r in runs) for k in ("wall", "cpu", "rss_mb", "load")}
+    cell = {k: statistics.median(r[k] for r in runs) for k in ("wall", "cpu", "load")}
+    cell["rss_mb"] = None if any(r["rss_mb"] is None for r in runs) else statistics.median(r["rss_mb"] for r in runs)
     cell.update(runs=runs, result=runs[-1]["result"])
     return cell
 
@@ -522,7 +536,8 @@ def fmt_cell(c: dict | None) -> str:
         return c["skip"]
     if "error" in c:
         return f"FAILED ({c['error']})"
-    text = f"{c['wall']:.2f} s (cpu {c['cpu']:.2f}, {c['rss_mb']:.0f} MB, load {c['load']:.1f})"
+    rss = "peak RSS n/a" if c["rss_mb"] is None else f"{c['rss_mb']:.0f} MB"
+    text = f"{c['wall']:.2f} s (cpu {c['cpu']:.2f}, {rss}, load {c['load']:.1f})"
     if "background" in c:
         text += f"; then {c['background']:.0f} s compiling in the background"
     return text
