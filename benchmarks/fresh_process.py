@@ -6,7 +6,8 @@
     python -m benchmarks.fresh_process --list
 
 Every cell is one whole child process, timed from start to exit: interpreter start, imports, reading the input
-(only the n pairs, from files written beforehand), scoring, printing the result.  It reports the wall seconds,
+(only the n pairs, from files written beforehand), scoring, printing the result.  vecscore's bytecode is compiled
+before the first child, as ``pip install`` compiles every tool's installed package.  It reports the wall seconds,
 the CPU seconds (user + system of the child and of the processes it waited for, from ``os.wait4``), the child's
 peak RSS and ``os.getloadavg()`` (1 minute) when the child started.
 
@@ -152,6 +153,12 @@ class Corpora:
                 res[str(i)] = [outs[rep % len(outs)][inst]]
             inp.coco_json = str(f / f"coco-{n}.json")
             Path(inp.coco_json).write_text(json.dumps({"gts": gts, "res": res}), encoding="utf-8")
+        elif kind == "e2e-systems":
+            refs, outs = self.e2e()
+            names = sorted(e2e(data_dir(self.cfg))[1])
+            inp.coco_json = str(f / "coco-systems.json")
+            Path(inp.coco_json).write_text(json.dumps({"refs": refs, "systems": dict(zip(names, outs))}),
+                                           encoding="utf-8")
         else:  # systems
             base = data_dir(self.cfg) / "wmt21-news-systems" / "en-de"
             inp.systems = tuple(sorted(str(p) for p in (base / "system-outputs").glob("newstest2021.en-de.hyp.*.de")))
@@ -250,6 +257,7 @@ ROUGE155_TOOLS = {
 COCO_OUT = ("print(json.dumps({'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], "
             "'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
             "'CIDEr': float(Cider().compute_score(g, r)[0])}))\n")
+READ_COCO_SYSTEMS = ("import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n")
 READ_COCO = ("import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n"
              "g, r = d['gts'], d['res']\n")
 COCO_TOOLS = {
@@ -267,11 +275,44 @@ COMPARE_TOOLS = {
     "official": Tool("sacrebleu -i ... --paired-bs -f json", "sacrebleu", lambda i, o: [
         PY, "-m", "sacrebleu", i.ref_a, "-i", *i.systems, "--paired-bs", "-f", "json"]),
 }
+COMPARE_AR_TOOLS = {
+    "vecscore": Tool("vecscore compare --paired-ar --format json", "vecscore", lambda i, o: [
+        *VS, "compare", "--refs", i.ref_a, "--hyps", *i.systems, "--paired-ar", "--format", "json"]),
+    "official": Tool("sacrebleu -i ... --paired-ar -f json", "sacrebleu", lambda i, o: [
+        PY, "-m", "sacrebleu", i.ref_a, "-i", *i.systems, "--paired-ar", "-f", "json"]),
+}
+# the 21 E2E NLG systems against their inputs' references (all of them), one call per system and scorer
+COCO_SYSTEMS_OUT = ("out = {}\nfor name, outs in sorted(d['systems'].items()):\n"
+                    "    g = {str(i): rs for i, rs in enumerate(d['refs'])}\n"
+                    "    r = {str(i): [h] for i, h in enumerate(outs)}\n"
+                    "    out[name] = {'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], "
+                    "'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
+                    "'CIDEr': float(Cider().compute_score(g, r)[0])}\n"
+                    "print(json.dumps(out))\n")
+COCO_SYSTEMS_TOOLS = {
+    "vecscore": Tool("vecscore.coco Bleu, Rouge, Cider, one call per system", "vecscore", lambda i, o: _py(
+        "from vecscore.coco import Bleu, Cider, Rouge\n" + READ_COCO_SYSTEMS + COCO_SYSTEMS_OUT, i.coco_json)),
+    "official": Tool("pycocoevalcap Bleu, Rouge, Cider, one call per system", "pycocoevalcap", lambda i, o: _py(
+        "from pycocoevalcap.bleu.bleu import Bleu\nfrom pycocoevalcap.rouge.rouge import Rouge\n"
+        "from pycocoevalcap.cider.cider import Cider\n" + READ_COCO_SYSTEMS + COCO_SYSTEMS_OUT, i.coco_json)),
+}
 CLI_BLEU_TOOLS = {
     "vecscore": Tool("vecscore bleu", "vecscore", lambda i, o: [*VS, "bleu", "--hyps", i.wmt_hyp, "--refs", i.wmt_ref]),
     "official": Tool("sacrebleu REF -i HYP", "sacrebleu", lambda i, o: [PY, "-m", "sacrebleu", i.wmt_ref, "-i",
                                                                          i.wmt_hyp]),
 }
+
+
+def cli_tools(metric: str) -> dict[str, Tool]:
+    """``vecscore chrf`` / ``vecscore ter`` against ``sacrebleu -m chrf`` / ``-m ter`` on the same two files."""
+    return {
+        "vecscore": Tool(f"vecscore {metric}", "vecscore", lambda i, o: [
+            *VS, metric, "--hyps", i.wmt_hyp, "--refs", i.wmt_ref]),
+        "official": Tool(f"sacrebleu REF -i HYP -m {metric}", "sacrebleu", lambda i, o: [
+            PY, "-m", "sacrebleu", i.wmt_ref, "-i", i.wmt_hyp, "-m", metric]),
+    }
+
+
 # per pair on both sides: rouge-score's default aggregate is an unseeded bootstrap, not comparable run to run
 CLI_ROUGE_TOOLS = {
     "vecscore": Tool("vecscore rouge --per-pair -o x.csv", "vecscore", lambda i, o: [
@@ -321,6 +362,12 @@ def check_cli_bleu(ours: Path, theirs: Path) -> str:
     return f"failed ({a['score']} / {a['verbose_score']} vs {b['score']} / {b['verbose_score']})"
 
 
+def check_cli_score(ours: Path, theirs: Path) -> str:
+    """The score as sacreBLEU's command line prints it (one decimal)."""
+    a, b = _json(ours), _json(theirs)
+    return "ok (as printed)" if f"{a['score']:.1f}" == f"{b['score']:.1f}" else f"failed ({a['score']} vs {b['score']})"
+
+
 def check_compare(ours: Path, theirs: Path) -> str:
     a, b = _json(ours)["systems"], _json(theirs)
     keys = ("score", "p_value", "mean", "ci")
@@ -344,7 +391,7 @@ def check_cli_rouge(ours: Path, theirs: Path) -> str:
 @dataclass(frozen=True)
 class Job:
     title: str
-    data: str  # "summaries", "wmt", "captions" or "systems" (the fixed-size compare input)
+    data: str  # "summaries", "wmt", "captions", or fixed-size: "systems" (compare), "e2e-systems" (coco-systems)
     tools: dict[str, Tool]  # "vecscore", "official", optionally "peer"
     check: Callable[[Path, Path], str] = check_json
     perl: bool = False  # the official tool is ROUGE-1.5.5: --perl-max caps it, and it needs perl
@@ -370,7 +417,13 @@ JOBS = {
     "compare": Job("paired bootstrap, 20 WMT21 en-de systems x 1,002 segments (fixed size)", "systems",
                    COMPARE_TOOLS, check_compare),
     "coco": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, E2E NLG items x 5 references", "captions", COCO_TOOLS),
+    "compare-ar": Job("paired approximate randomization, 20 WMT21 en-de systems x 1,002 segments (fixed size)",
+                      "systems", COMPARE_AR_TOOLS, check_compare),
+    "coco-systems": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, the 21 E2E NLG systems x 630 inputs, one call per "
+                        "system (fixed size)", "e2e-systems", COCO_SYSTEMS_TOOLS),
     "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", CLI_BLEU_TOOLS, check_cli_bleu),
+    "cli-chrf": Job("command line: corpus chrF, WMT21 en-de", "wmt", cli_tools("chrf"), check_cli_score),
+    "cli-ter": Job("command line: corpus TER, WMT21 en-de", "wmt", cli_tools("ter"), check_cli_score),
     "cli-rouge": Job("command line: rouge1/2/L per pair, news summaries on one line", "summaries", CLI_ROUGE_TOOLS,
                      check_cli_rouge),
 }
@@ -583,6 +636,18 @@ def cache_folder(args) -> str:
     return f"vecscore's own choice: {out.stdout.strip() or out.stderr.strip()[-200:]}"
 
 
+def compile_bytecode() -> str:
+    """Writes vecscore's ``.pyc`` files, untimed: ``pip install`` compiles an installed package's bytecode, but an
+    editable install (or ``PYTHONDONTWRITEBYTECODE``, set in some containers) leaves every child to compile
+    vecscore's sources again, about 0.1 s that no user of an installed package pays."""
+    spec = importlib.util.find_spec("vecscore")
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    folder = list(spec.submodule_search_locations)[0]
+    subprocess.run([PY, "-m", "compileall", "-q", folder], check=True, stdout=subprocess.DEVNULL)
+    return folder
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     split = lambda s: [x.strip() for x in s.split(",") if x.strip()]  # noqa: E731
@@ -634,6 +699,10 @@ def main(argv=None) -> int:
           f"start); warm and peer: median of {args.repeat}, official: median of {args.official_repeat}; "
           "ratios: wall over wall\n", flush=True)
 
+    compiled = compile_bytecode()
+    if compiled:
+        print(f"bytecode: compiled ahead for {compiled} (as `pip install` does for an installed package)\n")
+
     results: list[dict] = []
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fresh-process-") as folder:
@@ -641,7 +710,8 @@ def main(argv=None) -> int:
         corpora = Corpora(args.data, tmp)
         for name in args.jobs:
             job = JOBS[name]
-            sizes = [systems_size(corpora)] if job.data == "systems" else args.sizes
+            sizes = ([systems_size(corpora)] if job.data == "systems" else
+                     [sum(map(len, corpora.e2e()[1]))] if job.data == "e2e-systems" else args.sizes)
             rows = []
             for n in sizes:
                 row = run_job(name, job, corpora.inputs(n, job.data), args, tmp)
