@@ -60,9 +60,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def pytest_sessionfinish(session, exitstatus):
-    if not REQUIRE_BUILT:
-        return
+def _built_problems() -> list[str]:
     from vecscore import _jit, built
 
     problems = []
@@ -73,9 +71,33 @@ def pytest_sessionfinish(session, exitstatus):
         problems.append(f"{len(misses)} kernel call(s) found no built function: {misses[:10]}")
     if _jit.is_active():
         problems.append("numba's JIT was loaded into the test process")
+    return problems
+
+
+#: under pytest-xdist, what the workers reported (the controller itself makes no kernel call)
+_WORKER_PROBLEMS: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    out = getattr(node, "workeroutput", None) or {}
+    name = getattr(getattr(node, "gateway", None), "id", "a worker")
+    _WORKER_PROBLEMS.extend(f"{name}: {x}" for x in out.get("require_built", []))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not REQUIRE_BUILT:
+        return
+    config = session.config
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller reports for every worker
+        config.workeroutput["require_built"] = _built_problems()
+        return
+    distributed = getattr(config.option, "dist", "no") != "no" and getattr(config.option, "numprocesses", None)
+    problems = list(_WORKER_PROBLEMS) if distributed else _built_problems()
     if problems:
-        session.config.get_terminal_writer().line("VECSCORE_REQUIRE_BUILT: " + "; ".join(problems), red=True)
+        config.get_terminal_writer().line("VECSCORE_REQUIRE_BUILT: " + "; ".join(problems), red=True)
         session.exitstatus = 1
+
 
 DATA_DIR = Path(os.environ.get("VECSCORE_DATA_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
