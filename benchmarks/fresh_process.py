@@ -3,6 +3,7 @@
     python -m benchmarks.fresh_process                                # every job at 1k..100k pairs, cold and warm
     python -m benchmarks.fresh_process --sizes 1000 --warm            # small and warm: a quick look
     python -m benchmarks.fresh_process --jobs ter,rouge3 --sizes 1000,3000 --cold --json out.json
+    python -m benchmarks.fresh_process --built DIR --built-only --sizes 3000,30000  # the kernel modules only
     python -m benchmarks.fresh_process --list
 
 Every cell is one whole child process, timed from start to exit: interpreter start, imports, reading the input
@@ -511,7 +512,7 @@ def run_job(name: str, job: Job, inp: Inputs, args, tmp: Path) -> dict:
                 break
         return out
 
-    if "vecscore" in args.tools:
+    if "vecscore" in args.tools and args.mode != "built":
         skip = unavailable(job, "vecscore", inp.n, args)
         if skip:
             row["cells"]["vecscore warm"] = row["cells"]["vecscore cold"] = {"skip": skip}
@@ -629,6 +630,8 @@ def print_table(name: str, job: Job, rows: list[dict], args, file=sys.stdout) ->
 
 
 def cache_folder(args) -> str:
+    if args.mode == "built":
+        return f"none: the kernel modules in {args.built} only"
     if args.mode != "warm":
         return "a new empty folder per cold run (VECSCORE_CACHE_DIR), reused by its warm runs"
     script = "from vecscore import cache_dir; print(*cache_dir.chosen())"
@@ -661,6 +664,8 @@ def main(argv=None) -> int:
     mode.add_argument("--warm", dest="mode", action="store_const", const="warm",
                       help="vecscore warm only, in the cache folder it picks itself (after one untimed run)")
     mode.add_argument("--both", dest="mode", action="store_const", const="both", help="cold, then warm (default)")
+    mode.add_argument("--built-only", dest="mode", action="store_const", const="built",
+                      help="vecscore with the modules of --built only (no cold or warm column)")
     p.add_argument("--built", metavar="DIR", help="also run vecscore with the kernel modules built in DIR "
                    "(`VECSCORE_BUILT_DIR=DIR vecscore warmup`): the 'vecscore built' column")
     p.add_argument("--repeat", type=int, default=3, help="warm vecscore runs and peer runs per cell (median)")
@@ -674,6 +679,8 @@ def main(argv=None) -> int:
     p.add_argument("--list", action="store_true", help="list the jobs and exit")
     p.set_defaults(mode="both")
     args = p.parse_args(argv)
+    if args.mode == "built" and not args.built:
+        p.error("--built-only needs --built DIR")
     if args.list:
         for name, job in JOBS.items():
             tools = "; ".join(f"{role}: {t.label}" for role, t in job.tools.items())
