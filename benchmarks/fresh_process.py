@@ -255,48 +255,41 @@ ROUGE155_TOOLS = {
 }
 
 # coco-caption's scorers on texts split as given (no PTB tokenizer); every value bit for bit
-COCO_OUT = ("print(json.dumps({'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], "
-            "'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
-            "'CIDEr': float(Cider().compute_score(g, r)[0])}))\n")
-READ_COCO_SYSTEMS = ("import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n")
-READ_COCO = ("import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n"
-             "g, r = d['gts'], d['res']\n")
-COCO_TOOLS = {
-    "vecscore": Tool("vecscore.coco Bleu, Rouge, Cider", "vecscore", lambda i, o: _py(
-        "from vecscore.coco import Bleu, Cider, Rouge\n" + READ_COCO + COCO_OUT, i.coco_json)),
-    "official": Tool("pycocoevalcap Bleu, Rouge, Cider", "pycocoevalcap", lambda i, o: _py(
-        "from pycocoevalcap.bleu.bleu import Bleu\nfrom pycocoevalcap.rouge.rouge import Rouge\n"
-        "from pycocoevalcap.cider.cider import Cider\n" + READ_COCO + COCO_OUT, i.coco_json)),
-}
+COCO_SCORES = ("{'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], 'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
+               "'CIDEr': float(Cider().compute_score(g, r)[0])}")
+READ_JSON = "import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f:\n    d = json.load(f)\n"
+# items as the captions input holds them; or the 21 E2E NLG systems against their inputs' references (all of
+# them), one call per system and scorer
+COCO_ITEMS = "g, r = d['gts'], d['res']\nprint(json.dumps(" + COCO_SCORES + "))\n"
+COCO_SYSTEMS = ("out = {}\nfor name, outs in sorted(d['systems'].items()):\n"
+                "    g = {str(i): rs for i, rs in enumerate(d['refs'])}\n"
+                "    r = {str(i): [h] for i, h in enumerate(outs)}\n"
+                "    out[name] = " + COCO_SCORES + "\nprint(json.dumps(out))\n")
+
+
+def coco_tools(body: str, label: str) -> dict[str, Tool]:
+    return {
+        "vecscore": Tool("vecscore.coco " + label, "vecscore", lambda i, o: _py(
+            "from vecscore.coco import Bleu, Cider, Rouge\n" + READ_JSON + body, i.coco_json)),
+        "official": Tool("pycocoevalcap " + label, "pycocoevalcap", lambda i, o: _py(
+            "from pycocoevalcap.bleu.bleu import Bleu\nfrom pycocoevalcap.rouge.rouge import Rouge\n"
+            "from pycocoevalcap.cider.cider import Cider\n" + READ_JSON + body, i.coco_json)),
+    }
+
 
 VS = [PY, "-m", "vecscore.cli"]
-COMPARE_TOOLS = {
-    "vecscore": Tool("vecscore compare --paired-bs --format json", "vecscore", lambda i, o: [
-        *VS, "compare", "--refs", i.ref_a, "--hyps", *i.systems, "--paired-bs", "--format", "json"]),
-    "official": Tool("sacrebleu -i ... --paired-bs -f json", "sacrebleu", lambda i, o: [
-        PY, "-m", "sacrebleu", i.ref_a, "-i", *i.systems, "--paired-bs", "-f", "json"]),
-}
-COMPARE_AR_TOOLS = {
-    "vecscore": Tool("vecscore compare --paired-ar --format json", "vecscore", lambda i, o: [
-        *VS, "compare", "--refs", i.ref_a, "--hyps", *i.systems, "--paired-ar", "--format", "json"]),
-    "official": Tool("sacrebleu -i ... --paired-ar -f json", "sacrebleu", lambda i, o: [
-        PY, "-m", "sacrebleu", i.ref_a, "-i", *i.systems, "--paired-ar", "-f", "json"]),
-}
-# the 21 E2E NLG systems against their inputs' references (all of them), one call per system and scorer
-COCO_SYSTEMS_OUT = ("out = {}\nfor name, outs in sorted(d['systems'].items()):\n"
-                    "    g = {str(i): rs for i, rs in enumerate(d['refs'])}\n"
-                    "    r = {str(i): [h] for i, h in enumerate(outs)}\n"
-                    "    out[name] = {'Bleu': Bleu(4).compute_score(g, r, verbose=0)[0], "
-                    "'ROUGE_L': float(Rouge().compute_score(g, r)[0]), "
-                    "'CIDEr': float(Cider().compute_score(g, r)[0])}\n"
-                    "print(json.dumps(out))\n")
-COCO_SYSTEMS_TOOLS = {
-    "vecscore": Tool("vecscore.coco Bleu, Rouge, Cider, one call per system", "vecscore", lambda i, o: _py(
-        "from vecscore.coco import Bleu, Cider, Rouge\n" + READ_COCO_SYSTEMS + COCO_SYSTEMS_OUT, i.coco_json)),
-    "official": Tool("pycocoevalcap Bleu, Rouge, Cider, one call per system", "pycocoevalcap", lambda i, o: _py(
-        "from pycocoevalcap.bleu.bleu import Bleu\nfrom pycocoevalcap.rouge.rouge import Rouge\n"
-        "from pycocoevalcap.cider.cider import Cider\n" + READ_COCO_SYSTEMS + COCO_SYSTEMS_OUT, i.coco_json)),
-}
+
+
+def compare_tools(test: str) -> dict[str, Tool]:
+    """``vecscore compare`` and sacreBLEU's command line on the 20 systems, with ``test`` (--paired-bs/-ar)."""
+    return {
+        "vecscore": Tool(f"vecscore compare {test} --format json", "vecscore", lambda i, o: [
+            *VS, "compare", "--refs", i.ref_a, "--hyps", *i.systems, test, "--format", "json"]),
+        "official": Tool(f"sacrebleu -i ... {test} -f json", "sacrebleu", lambda i, o: [
+            PY, "-m", "sacrebleu", i.ref_a, "-i", *i.systems, test, "-f", "json"]),
+    }
+
+
 CLI_BLEU_TOOLS = {
     "vecscore": Tool("vecscore bleu", "vecscore", lambda i, o: [*VS, "bleu", "--hyps", i.wmt_hyp, "--refs", i.wmt_ref]),
     "official": Tool("sacrebleu REF -i HYP", "sacrebleu", lambda i, o: [PY, "-m", "sacrebleu", i.wmt_ref, "-i",
@@ -416,12 +409,14 @@ JOBS = {
     "rouge155": Job(f"ROUGE-1.5.5 {' '.join(R155)} on news summaries (script averages, -r 1000)", "summaries",
                     ROUGE155_TOOLS, perl=True),
     "compare": Job("paired bootstrap, 20 WMT21 en-de systems x 1,002 segments (fixed size)", "systems",
-                   COMPARE_TOOLS, check_compare),
-    "coco": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, E2E NLG items x 5 references", "captions", COCO_TOOLS),
+                   compare_tools("--paired-bs"), check_compare),
+    "coco": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, E2E NLG items x 5 references", "captions",
+                coco_tools(COCO_ITEMS, "Bleu, Rouge, Cider")),
     "compare-ar": Job("paired approximate randomization, 20 WMT21 en-de systems x 1,002 segments (fixed size)",
-                      "systems", COMPARE_AR_TOOLS, check_compare),
+                      "systems", compare_tools("--paired-ar"), check_compare),
     "coco-systems": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, the 21 E2E NLG systems x 630 inputs, one call per "
-                        "system (fixed size)", "e2e-systems", COCO_SYSTEMS_TOOLS),
+                        "system (fixed size)", "e2e-systems",
+                        coco_tools(COCO_SYSTEMS, "Bleu, Rouge, Cider, one call per system")),
     "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", CLI_BLEU_TOOLS, check_cli_bleu),
     "cli-chrf": Job("command line: corpus chrF, WMT21 en-de", "wmt", cli_tools("chrf"), check_cli_score),
     "cli-ter": Job("command line: corpus TER, WMT21 en-de", "wmt", cli_tools("ter"), check_cli_score),
