@@ -87,6 +87,10 @@ _CHILD = textwrap.dedent("""
             for workers in (1, 2):
                 r = vecscore.rouge(hyps, refs, metrics=%r, workers=workers)
                 out[f"{name}-{workers}"] = {t: r.scores[t].fmeasure.tolist() for t in r.scores}
+    from vecscore.significance import paired_bootstrap, paired_randomization
+    for test, fn, n in (("bs", paired_bootstrap, 3000), ("ar", paired_randomization, 5000)):  # rows past 5,000
+        got = fn("bleu", hyps, {"other": d["other"]}, refs[:1], n_samples=n)
+        out[f"paired-{test}"] = [[r.score, r.p_value, r.mean, r.ci] for r in next(iter(got.results.values()))]
     out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
     out["package"] = vecscore.__file__
     out["misses"] = built.misses()
@@ -240,6 +244,10 @@ _FAMILIES = textwrap.dedent("""
     out["rouge155"] = {k: [float(x.recall.sum()), float(x.precision.sum())] for k, x in r.scores.items()}
     r = vecscore.rouge_weighted(s_hyps, s_refs, metrics=["rouge1", "rougeL"])
     out["rouge_weighted"] = {k: float(x.fmeasure.sum()) for k, x in r.scores.items()}
+    from vecscore.significance import paired_bootstrap, paired_randomization
+    for test, fn, n in (("bs", paired_bootstrap, 3000), ("ar", paired_randomization, 5000)):  # rows past 5,000
+        got = fn("bleu", hyps, {"other": d["other"]}, refs[:1], n_samples=n)
+        out[f"paired-{test}"] = [[r.score, r.p_value, r.mean, r.ci] for r in next(iter(got.results.values()))]
     out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
     out["package"] = vecscore.__file__
     out["misses"] = built.misses()
@@ -248,9 +256,10 @@ _FAMILIES = textwrap.dedent("""
 
 
 def test_every_family_scores_with_the_modules_and_never_imports_numba(built_root, shared_data, tmp_path):
-    """BLEU (five tokenizers, corpus and sentence), chrF and chrF++, TER against sacreBLEU; coco-caption's Bleu,
-    Rouge and Cider against pycocoevalcap; ROUGE-1.5.5 and ROUGE-W against the plain route (the Perl script
-    and its plain twin are compared in their own tests): all in one fresh process on the built modules."""
+    """BLEU (five tokenizers, corpus and sentence, paired bootstrap and randomization), chrF and chrF++, TER against
+    sacreBLEU; coco-caption's Bleu, Rouge and Cider against pycocoevalcap; ROUGE-1.5.5 and ROUGE-W against the
+    plain route (the Perl script and its plain twin are compared in their own tests): all in one fresh process on
+    the built modules."""
     sacrebleu = pytest.importorskip("sacrebleu")
     coco = pytest.importorskip("pycocoevalcap")
     from pycocoevalcap.bleu.bleu import Bleu
@@ -260,7 +269,8 @@ def test_every_family_scores_with_the_modules_and_never_imports_numba(built_root
     import vecscore
 
     root = shared_data / "wmt21-news-systems" / "en-de"
-    hyps = sorted((root / "system-outputs").iterdir())[0].read_text(encoding="utf-8").split("\n")[:1002]
+    hyps, other = (p.read_text(encoding="utf-8").split("\n")[:1002]
+                   for p in sorted((root / "system-outputs").iterdir())[:2])
     refs = [(root / f"newstest2021.en-de.ref.{r}.de").read_text(encoding="utf-8").split("\n")[:1002] for r in "AC"]
     e2e = shared_data / "e2e-nlg-challenge"
     blocks = [[r for r in b.split("\n") if r.strip()]
@@ -271,9 +281,10 @@ def test_every_family_scores_with_the_modules_and_never_imports_numba(built_root
     m_hyps, m_refs = summeval(shared_data)
     s_hyps, s_refs = m_hyps[:300], [r[:4] for r in m_refs[:300]]
     data = tmp_path / "data.json"
-    data.write_text(json.dumps({"hyps": hyps, "refs": refs, "gts": gts, "res": res, "s_hyps": s_hyps,
-                                "s_refs": s_refs}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_BUILT", "VECSCORE_ROUTE"))}
+    data.write_text(json.dumps({"hyps": hyps, "other": other, "refs": refs, "gts": gts, "res": res,
+                                "s_hyps": s_hyps, "s_refs": s_refs}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_BUILT", "VECSCORE_ROUTE"))
+           and k != "SACREBLEU_SEED"}
     env.update(VECSCORE_BUILT_DIR=str(built_root), PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-c", _FAMILIES, str(data)], capture_output=True, text=True, env=env,
                           timeout=1200, cwd=tmp_path)
@@ -289,6 +300,13 @@ def test_every_family_scores_with_the_modules_and_never_imports_numba(built_root
     for order in (0, 2):
         assert got[f"chrf-{order}"] == sacrebleu.CHRF(word_order=order).corpus_score(hyps, refs).score
     assert got["ter"] == sacrebleu.TER().corpus_score(hyps, refs[:1]).score
+    from sacrebleu.significance import PairedTest
+
+    for test, n in (("bs", 3000), ("ar", 5000)):  # vecscore compare's tests, sacreBLEU's default seed
+        _, res_ = PairedTest([("baseline", hyps), ("other", other)], {"bleu": sacrebleu.BLEU()}, refs[:1],
+                             test_type=test, n_samples=n)()
+        want = [[r.score, r.p_value, r.mean, None if r.ci is None else r.ci] for r in res_["BLEU"]]
+        assert got[f"paired-{test}"] == want, test
     gts_i = {i: b for i, b in enumerate(blocks)}
     res_i = {i: [h] for i, h in enumerate(system)}
     for name, scorer in (("coco-bleu", Bleu()), ("coco-rouge", Rouge()), ("coco-cider", Cider())):

@@ -103,6 +103,24 @@ def _bleu() -> None:
     for shared, hyps in ((SharedReferences(_REFS[0] + _REFS[3]), _HYPS), (SharedReferences(tok_refs[0]), tok_hyps)):
         shared.sentence_bleu(hyps)
         shared.nltk_corpus_bleu(hyps, smoothing="method1")
+    _significance()
+
+
+def _significance() -> None:
+    """``vecscore compare``'s tests on BLEU: enough resamples that the scores of every row take the kernel."""
+    import numpy as np
+
+    from vecscore.significance import paired_bootstrap, paired_randomization
+    from vecscore.significance.resample import float32_resampler
+    from vecscore.significance.scores import KERNEL_MIN_ROWS
+
+    systems = {f"s{i}": _HYPS[i:] + _HYPS[:i] for i in range(1, 3)}
+    refs = [[r[0] for r in _REFS]]
+    paired_bootstrap("bleu", _HYPS, systems, refs, n_samples=KERNEL_MIN_ROWS // 2, seed=12345)
+    paired_randomization("bleu", _HYPS, systems, refs, n_samples=KERNEL_MIN_ROWS, seed=12345)
+    # statistics whose float32 sums are not exact (a corpus of more than 2**24 tokens): summed in order
+    stats = np.array([[2**25 + 1, 3], [5, 7]], dtype=np.int64)
+    float32_resampler(stats)(np.zeros((2, 2), np.int64), np.ones((2, 2), np.int64))
 
 
 def _rouge155() -> None:
