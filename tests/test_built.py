@@ -380,3 +380,20 @@ def test_a_kernel_called_by_keyword_asks_the_modules_with_its_positional_argumen
     assert k(1, b=2, d=5) == ("built", (1, 2, 1, 5))
     assert k(1, 2) == ("built", (1, 2))
     assert asked == [(k, (1, 2, 1, 5)), (k, (1, 2))]
+
+
+def test_the_dask_recipe_scores_on_the_modules_without_numba(built_root, tmp_path):
+    """docs/recipes.md's Dask recipe as written, in a fresh process that finds the modules (as a worker whose image
+    or environment ships them): rouge-score's numbers, and numba never imported by the process that hosts its
+    threaded workers."""
+    pytest.importorskip("dask.dataframe", reason="the Dask recipe needs dask[dataframe]")
+    from tests.recipe_runner import check_rows, oracle, recipe, run_recipe, write_pairs
+
+    hyps, refs = write_pairs(tmp_path)
+    env = {"VECSCORE_BUILT_DIR": str(built_root), "VECSCORE_BUILT": "1", "VECSCORE_ROUTE": "auto"}
+    loaded = "sorted(g for g, m in __import__('vecscore.built').built._state.get('loaded', {}).items() if m)"
+    got = run_recipe(recipe("Dask"), tmp_path, {"scored": "scored", "numba": "'numba' in __import__('sys').modules",
+                                                "loaded": loaded}, timeout=120, env=env)
+    assert got["numba"] is False and "rouge" in got["loaded"]  # its kernels ran from the rouge group's module
+    check_rows(got["scored"], oracle(hyps, refs),
+               [f"{m}_{k}" for m in ("rouge1", "rougeL") for k in ("precision", "recall", "fmeasure")])
