@@ -87,10 +87,6 @@ _CHILD = textwrap.dedent("""
             for workers in (1, 2):
                 r = vecscore.rouge(hyps, refs, metrics=%r, workers=workers)
                 out[f"{name}-{workers}"] = {t: r.scores[t].fmeasure.tolist() for t in r.scores}
-    from vecscore.significance import paired_bootstrap, paired_randomization
-    for test, fn, n in (("bs", paired_bootstrap, 3000), ("ar", paired_randomization, 5000)):  # rows past 5,000
-        got = fn("bleu", hyps, {"other": d["other"]}, refs[:1], n_samples=n)
-        out[f"paired-{test}"] = [[r.score, r.p_value, r.mean, r.ci] for r in next(iter(got.results.values()))]
     out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
     out["package"] = vecscore.__file__
     out["misses"] = built.misses()
