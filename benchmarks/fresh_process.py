@@ -109,7 +109,7 @@ class Corpora:
         self.folder = folder
         self._summ: tuple[list[str], list[str]] | None = None
         self._wmt: tuple[list[str], list[str]] | None = None
-        self._e2e: tuple[list[list[str]], list[list[str]]] | None = None
+        self._e2e: tuple[list[list[str]], dict[str, list[str]]] | None = None
 
     def summaries(self) -> tuple[list[str], list[str]]:
         if self._summ is None:
@@ -125,12 +125,11 @@ class Corpora:
             self._wmt = [h for system in hyps for h in system], ref * len(hyps)
         return self._wmt
 
-    def e2e(self) -> tuple[list[list[str]], list[list[str]]]:
-        """E2E NLG: per input its references, and the 21 systems' outputs (one list per system)."""
+    def e2e(self) -> tuple[list[list[str]], dict[str, list[str]]]:
+        """E2E NLG: per input its references, and per system (in name order) its outputs."""
         if self._e2e is None:
             refs, systems = e2e(data_dir(self.cfg))
-            outs = [systems[name] for name in sorted(systems)]
-            self._e2e = refs, outs
+            self._e2e = refs, {name: systems[name] for name in sorted(systems)}
         return self._e2e
 
     def inputs(self, n: int, kind: str) -> Inputs:
@@ -146,7 +145,8 @@ class Corpora:
             inp.wmt_hyp = _write_lines(f / f"wmt-{n}.hyp", hyps)
             inp.wmt_ref = _write_lines(f / f"wmt-{n}.ref", refs)
         elif kind == "captions":  # item i: system (i // 630) % 21's output, 5 of its input's references, rotated
-            refs, outs = self.e2e()
+            refs, systems = self.e2e()
+            outs = list(systems.values())
             gts, res = {}, {}
             for i in range(n):
                 inst, rep = i % len(refs), i // len(refs)
@@ -155,11 +155,9 @@ class Corpora:
             inp.coco_json = str(f / f"coco-{n}.json")
             Path(inp.coco_json).write_text(json.dumps({"gts": gts, "res": res}), encoding="utf-8")
         elif kind == "e2e-systems":
-            refs, outs = self.e2e()
-            names = sorted(e2e(data_dir(self.cfg))[1])
+            refs, systems = self.e2e()
             inp.coco_json = str(f / "coco-systems.json")
-            Path(inp.coco_json).write_text(json.dumps({"refs": refs, "systems": dict(zip(names, outs))}),
-                                           encoding="utf-8")
+            Path(inp.coco_json).write_text(json.dumps({"refs": refs, "systems": systems}), encoding="utf-8")
         else:  # systems
             base = data_dir(self.cfg) / "wmt21-news-systems" / "en-de"
             inp.systems = tuple(sorted(str(p) for p in (base / "system-outputs").glob("newstest2021.en-de.hyp.*.de")))
@@ -290,15 +288,8 @@ def compare_tools(test: str) -> dict[str, Tool]:
     }
 
 
-CLI_BLEU_TOOLS = {
-    "vecscore": Tool("vecscore bleu", "vecscore", lambda i, o: [*VS, "bleu", "--hyps", i.wmt_hyp, "--refs", i.wmt_ref]),
-    "official": Tool("sacrebleu REF -i HYP", "sacrebleu", lambda i, o: [PY, "-m", "sacrebleu", i.wmt_ref, "-i",
-                                                                         i.wmt_hyp]),
-}
-
-
 def cli_tools(metric: str) -> dict[str, Tool]:
-    """``vecscore chrf`` / ``vecscore ter`` against ``sacrebleu -m chrf`` / ``-m ter`` on the same two files."""
+    """``vecscore METRIC`` against ``sacrebleu -m METRIC`` (bleu, chrf, ter) on the same two files."""
     return {
         "vecscore": Tool(f"vecscore {metric}", "vecscore", lambda i, o: [
             *VS, metric, "--hyps", i.wmt_hyp, "--refs", i.wmt_ref]),
@@ -349,17 +340,19 @@ def check_json(ours: Path, theirs: Path) -> str:
     return _compare(_flat(a), _flat(b))
 
 
-def check_cli_bleu(ours: Path, theirs: Path) -> str:
-    a, b = _json(ours), _json(theirs)
-    if f"{a['score']:.1f}" == f"{b['score']:.1f}" and a["verbose_score"] == b["verbose_score"]:
-        return "ok (as printed)"
-    return f"failed ({a['score']} / {a['verbose_score']} vs {b['score']} / {b['verbose_score']})"
-
-
 def check_cli_score(ours: Path, theirs: Path) -> str:
     """The score as sacreBLEU's command line prints it (one decimal)."""
     a, b = _json(ours), _json(theirs)
     return "ok (as printed)" if f"{a['score']:.1f}" == f"{b['score']:.1f}" else f"failed ({a['score']} vs {b['score']})"
+
+
+def check_cli_bleu(ours: Path, theirs: Path) -> str:
+    """:func:`check_cli_score`, and BLEU's verbose line (precisions, brevity penalty, lengths) as printed."""
+    verdict = check_cli_score(ours, theirs)
+    a, b = _json(ours), _json(theirs)
+    if verdict.startswith("ok") and a["verbose_score"] != b["verbose_score"]:
+        return f"failed ({a['verbose_score']} vs {b['verbose_score']})"
+    return verdict
 
 
 def check_compare(ours: Path, theirs: Path) -> str:
@@ -417,7 +410,7 @@ JOBS = {
     "coco-systems": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, the 21 E2E NLG systems x 630 inputs, one call per "
                         "system (fixed size)", "e2e-systems",
                         coco_tools(COCO_SYSTEMS, "Bleu, Rouge, Cider, one call per system")),
-    "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", CLI_BLEU_TOOLS, check_cli_bleu),
+    "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", cli_tools("bleu"), check_cli_bleu),
     "cli-chrf": Job("command line: corpus chrF, WMT21 en-de", "wmt", cli_tools("chrf"), check_cli_score),
     "cli-ter": Job("command line: corpus TER, WMT21 en-de", "wmt", cli_tools("ter"), check_cli_score),
     "cli-rouge": Job("command line: rouge1/2/L per pair, news summaries on one line", "summaries", CLI_ROUGE_TOOLS,
@@ -713,7 +706,7 @@ def main(argv=None) -> int:
         for name in args.jobs:
             job = JOBS[name]
             sizes = ([systems_size(corpora)] if job.data == "systems" else
-                     [sum(map(len, corpora.e2e()[1]))] if job.data == "e2e-systems" else args.sizes)
+                     [sum(map(len, corpora.e2e()[1].values()))] if job.data == "e2e-systems" else args.sizes)
             rows = []
             for n in sizes:
                 row = run_job(name, job, corpora.inputs(n, job.data), args, tmp)
