@@ -53,19 +53,13 @@ KIND = ("bleu", "text", "none")
 
 
 def compiled_ready(batch: Items) -> bool:
-    """Whether :func:`bleu_stats` takes vecscore's compiled BLEU kernels: ``VECSCORE_ROUTE=compiled``; or under
-    ``auto``, a call above the plain route's budget whose kernels are loaded in this process or compiled in the
-    cache folder (otherwise NumPy alone: no compiling, no numba)."""
-    from vecscore import background, route
+    """Whether :func:`bleu_stats` takes vecscore's compiled BLEU kernels, decided as for coco's ROUGE-L and CIDEr-D
+    (:func:`vecscore.route.use_plain`): ``VECSCORE_ROUTE``; under ``auto`` the kernels where built modules hold
+    them or a call of this kind ran compiled in this process, else NumPy for a small call, and for a large one
+    until the kernels are compiled in the cache folder (:mod:`vecscore.background`)."""
+    from vecscore import route
 
-    setting = route.route()
-    if setting != "auto":
-        return setting == "compiled"
-    if route.is_warm(KIND):
-        return True
-    if route.text_chars(batch.hyps, batch.refs) * route.COST["bleu"] <= route.PLAIN_MAX_CHARS:
-        return False
-    return background.kind_ready(KIND)
+    return not route.use_plain(True, lambda: route.text_chars(batch.hyps, batch.refs), route.COST["bleu"], warm=KIND)
 
 
 def _compiled_stats(batch: Items, n: int) -> BleuStats | None:
