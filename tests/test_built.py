@@ -393,3 +393,46 @@ def test_the_dask_recipe_scores_on_the_modules_without_numba(built_root, tmp_pat
     assert got["numba"] is False and "rouge" in got["loaded"]  # its kernels ran from the rouge group's module
     check_rows(got["scored"], oracle(hyps, refs),
                [f"{m}_{k}" for m in ("rouge1", "rougeL") for k in ("precision", "recall", "fmeasure")])
+
+
+def _java_ok() -> bool:
+    java = shutil.which("java")
+    try:
+        return bool(java) and subprocess.run([java, "-version"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.parametrize("engine", ["Ray Data", "Spark"])
+def test_cluster_workers_score_on_the_modules_without_numba(engine, built_root, tmp_path):
+    """docs/recipes.md's Ray and Spark recipes as written, on a local cluster that the recipe starts, with the
+    modules in the workers' environment (as an image or a shipped environment holds them): rouge-score's numbers,
+    and no process of the run, driver or worker, imports numba or llvmlite, while the workers open the modules.
+    Each process reports through tests/worker_watch/sitecustomize.py the moment it does either."""
+    from tests.recipe_runner import check_rows, oracle, recipe, run_recipe, write_pairs
+
+    if engine == "Ray Data":
+        pytest.importorskip("ray", reason="the Ray recipe needs ray[data]")
+        code = recipe(engine, {"pairs/": tmp_path / "pairs", "kept/": tmp_path / "kept"})
+        save, env = {"scored": "scored.to_pandas()"}, {}
+    else:
+        pytest.importorskip("pyspark", reason="the Spark recipe needs pyspark (and Java 17+)")
+        if not _java_ok():
+            pytest.skip("the Spark recipe needs a Java runtime (java -version failed)")
+        code = recipe(engine) + "\nspark.stop()\n"
+        save, env = {"scored": "scored"}, {"JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
+    hyps, refs = write_pairs(tmp_path, seed=12)
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    path = os.pathsep.join([str(ROOT / "tests" / "worker_watch"), str(ROOT)])
+    env.update({"VECSCORE_BUILT_DIR": str(built_root), "VECSCORE_BUILT": "1", "VECSCORE_ROUTE": "auto",
+                "VECSCORE_TEST_WATCH": str(watch), "PYTHONPATH": path})
+    save["pid"] = "__import__('os').getpid()"
+    got = run_recipe(code, tmp_path, save, timeout=300, env={**env, "RAY_ADDRESS": ""})  # the recipe's own cluster
+    check_rows(got["scored"], oracle(hyps, refs),
+               [f"{m}_{k}" for m in ("rouge1", "rougeL") for k in ("precision", "recall", "fmeasure")])
+    jit = sorted(watch.glob("jit-*"))
+    assert not jit, f"{len(jit)} process(es) imported numba or llvmlite; the first:\n" + jit[0].read_text()
+    opened = {int(p.name.split("-")[1]): p.read_text() for p in watch.glob("built-*")}
+    workers = {pid for pid, text in opened.items() if pid != got["pid"] and "_vecscore_rouge" in text}
+    assert workers, f"no worker process opened the rouge module (driver {got['pid']}; opened: {opened})"
