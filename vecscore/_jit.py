@@ -54,16 +54,8 @@ __all__ = ["jit", "prange", "activate", "is_active", "loaded_or_plain", "Kernel"
            "SERIAL_MAX", "threading_layer", "LAYER_PREFERENCE", "DISABLED", "ir_helper", "Lazy"]
 
 
-def _disabled() -> bool:
-    """``NUMBA_DISABLE_JIT`` as numba reads it (an int; anything else counts as unset)."""
-    try:
-        return int(os.environ.get("NUMBA_DISABLE_JIT", "0") or 0) != 0
-    except ValueError:
-        return False
-
-
 #: whether numba runs every kernel as plain Python (``NUMBA_DISABLE_JIT=1``), known without importing numba
-DISABLED = _disabled()
+DISABLED = cache_dir.jit_disabled()
 
 
 def _range(*args):

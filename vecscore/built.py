@@ -55,9 +55,7 @@ def enabled() -> bool:
     """Whether this process may use built modules (not turned off, not a testing or plain-Python build)."""
     if os.environ.get(ENV, "1").strip().lower() in ("0", "off", "false", "no"):
         return False
-    from vecscore._jit import DISABLED
-
-    return not (DISABLED or not fast_path.enabled() or cache_dir.bounds_checked())
+    return not (cache_dir.jit_disabled() or not fast_path.enabled() or cache_dir.bounds_checked())
 
 
 def numpy_major() -> int:

@@ -52,8 +52,8 @@ from vecscore import fast_path
 from vecscore._version import __version__
 from vecscore.errors import warn
 
-__all__ = ["configure", "chosen", "base", "enabled", "writable", "kernel_key", "bounds_checked", "KERNEL_SOURCES",
-           "package_folder", "function_cache", "write_text"]
+__all__ = ["configure", "chosen", "base", "enabled", "writable", "kernel_key", "jit_disabled", "bounds_checked",
+           "KERNEL_SOURCES", "package_folder", "function_cache", "write_text"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _state: dict = {}
@@ -151,6 +151,15 @@ def _choose() -> tuple[str, str | None]:
                   "they are compiled again in every process. Set VECSCORE_CACHE_DIR to a writable folder and run "
                   "`vecscore warmup` once.", RuntimeWarning)
     return "none", None
+
+
+def jit_disabled() -> bool:
+    """Whether numba runs every kernel as plain Python (``NUMBA_DISABLE_JIT`` as numba reads it: an int, anything
+    else counting as unset), known without importing numba."""
+    try:
+        return int(os.environ.get("NUMBA_DISABLE_JIT", "0") or 0) != 0
+    except ValueError:
+        return False
 
 
 def bounds_checked() -> bool:
