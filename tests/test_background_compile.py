@@ -1,7 +1,7 @@
 """Compilation off the critical path (vecscore.background, vecscore.route.use_plain).
 
 No kernel is compiled here: the cache folder is a temporary one, and the background compiler's command is
-replaced by one that runs ``vecscore.background.main`` on a fake warmup group (a short sleep), so the
+replaced by one that runs ``vecscore.background_job.main`` on a fake warmup group (a short sleep), so the
 detaching, the priority, the lock and the markers are the real ones.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from vecscore import background, cache_dir, route
+from vecscore import background, background_job, cache_dir, route
 
 BLEU = ("bleu", "text", "13a")
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,7 +196,7 @@ def test_a_long_lived_process_takes_the_module_its_background_build_wrote(folder
 
 
 def test_the_background_compiler_builds_the_groups_module(tmp_path):
-    """The real thing, on the smallest group: ``python -m vecscore.background ter`` builds TER's module into the
+    """The real thing, on the smallest group: ``python -m vecscore.background_job ter`` builds TER's module into the
     cache's ``built`` folder, and a fresh process then scores TER from it without numba (sacreBLEU's number)."""
     pytest.importorskip("setuptools")  # numba.pycc's compiler driver
     sacrebleu = pytest.importorskip("sacrebleu")
@@ -207,7 +207,7 @@ def test_the_background_compiler_builds_the_groups_module(tmp_path):
     lock = background.lock_path(keyed, "ter")
     os.makedirs(os.path.dirname(lock))
     Path(lock).write_text(f"{os.getpid()}\n")
-    out = subprocess.run([sys.executable, "-m", "vecscore.background", "ter", lock, str(os.getpid())],
+    out = subprocess.run([sys.executable, "-m", "vecscore.background_job", "ter", lock, str(os.getpid())],
                          env={**env, "VECSCORE_CACHE_DIR": keyed}, capture_output=True, text=True, timeout=900,
                          cwd=ROOT)
     assert out.returncode == 0 and "built the module of ter" in out.stdout, out.stdout[-3000:] + out.stderr[-3000:]
@@ -241,11 +241,11 @@ def test_a_failed_build_leaves_the_jit_cache_to_fill(monkeypatch, capsys):
         raise VecscoreError("building the kernel module(s) of ter failed; no C compiler")
 
     monkeypatch.setattr(aot_build, "build", fail)
-    assert background._build_module("ter") is False
+    assert background_job._build_module("ter") is False
     assert "no C compiler" in capsys.readouterr().out
     monkeypatch.setenv("VECSCORE_BUILT", "0")
     monkeypatch.setattr(aot_build, "build", lambda *a, **k: pytest.fail("built with modules off"))
-    assert background._build_module("ter") is False
+    assert background_job._build_module("ter") is False
 
 
 # Starting the compiler ---------------------------------------------------------------------------------------------
@@ -253,17 +253,18 @@ def test_a_failed_build_leaves_the_jit_cache_to_fill(monkeypatch, capsys):
 CHILD = textwrap.dedent("""
     import sys, time
     import vecscore.background as b
+    import vecscore.background_job as job
     import vecscore.warmup as w
 
     w.GROUPS["fake"] = lambda: time.sleep(float(sys.argv[4]))
     print("nested start:", b.start(["fake"]), "enabled:", b.enabled(), flush=True)
-    sys.exit(b.main(sys.argv[1:4]))
+    sys.exit(job.main(sys.argv[1:4]))
 """)
 
 
 @pytest.fixture
 def fake_compiler(monkeypatch):
-    """The background compiler runs ``vecscore.background.main`` on a warmup group ``fake`` that sleeps."""
+    """The background compiler runs ``vecscore.background_job.main`` on a warmup group ``fake`` that sleeps."""
     seconds = ["2.0"]
     monkeypatch.setattr(background, "_command",
                         lambda group, lock: [sys.executable, "-c", CHILD, group, lock, str(os.getpid()), seconds[0]])

@@ -49,7 +49,7 @@ from vecscore import cache_dir
 
 __all__ = ["SETTING", "CHILD", "COMPILE_SECONDS", "SECONDS_PER_CHAR", "RECHECK_SECONDS", "LOCK_MAX_AGE", "GROUP_OF",
            "enabled", "groups_of", "missing_groups", "cold_budget", "ready", "kind_ready", "mark_ready", "mark_kinds",
-           "can_start", "start", "acquire", "release", "lock_path", "main", "reset", "module_ready"]
+           "can_start", "start", "acquire", "release", "lock_path", "reset", "module_ready"]
 
 #: the setting that turns this off (``0``); on by default
 SETTING = "VECSCORE_BACKGROUND_COMPILE"
@@ -367,7 +367,7 @@ def can_start() -> bool:
 
 def _command(group: str, lock: str) -> list[str]:
     """The background compiler's command line."""
-    return [sys.executable, "-m", "vecscore.background", group, lock, str(os.getpid())]
+    return [sys.executable, "-m", "vecscore.background_job", group, lock, str(os.getpid())]
 
 
 def _environment(folder: str) -> dict[str, str]:
@@ -437,54 +437,3 @@ def reset() -> None:
     with _lock:
         _ready.clear()
         _started.clear()
-
-
-def _build_module(group: str) -> bool:
-    """Build ``group``'s kernel module (:mod:`vecscore.aot_build`, into the cache's ``built`` folder, where the
-    next process finds it); ``False`` (and why, in the log) where modules are off or the build fails (no C
-    compiler, no Python headers): the JIT's cache is filled instead."""
-    from vecscore import aot_build, built
-
-    if not built.enabled():
-        return False
-    try:
-        aot_build.build([group], jobs=1, report=lambda line: print("vecscore:", line, flush=True))
-    except Exception as exc:  # BuildError naming the failed group, with its log's end
-        print(f"vecscore: {exc}", flush=True)
-        return False
-    return True
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The background compiler: ``python -m vecscore.background <group> <lock file> <parent pid>``."""
-    args = sys.argv[1:] if argv is None else argv
-    group, lock, parent = args[0], args[1], int(args[2])
-    os.environ[CHILD] = "1"
-    try:
-        os.nice(19)
-    except (AttributeError, OSError):  # pragma: no cover - platforms without nice
-        pass
-    status = 1
-    try:
-        start_time = time.perf_counter()
-        if _build_module(group):
-            how = "built the module of"
-        else:
-            from vecscore.warmup import warmup
-
-            warmup([group])
-            how = "compiled"
-        print(f"vecscore: {how} {group} in {time.perf_counter() - start_time:.1f} s (pid {os.getpid()})",
-              flush=True)
-        status = 0
-    except BaseException:  # the log file says why; the caller goes on with the plain route or compiles itself
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        release(lock, [os.getpid(), parent])
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())
