@@ -125,22 +125,15 @@ class SacreMetricMethods:
     """Mixin for ``BLEU``, ``CHRF`` and ``TER``: the calls sacreBLEU's ``PairedTest`` makes on a metric."""
 
     def _sacre_adapter(self):
-        """The metric's :class:`~vecscore.significance.adapters.MetricAdapter` (made once)."""
+        """The metric's :class:`~vecscore.significance.adapters.MetricAdapter` (made once, by the metric's own
+        ``_make_sacre_adapter``)."""
         adapter = self.__dict__.get("_sacre_adapter_made")
         if adapter is None:
-            from vecscore.bleu.api import BLEU
-            from vecscore.chrf.api import CHRF
-            from vecscore.significance import adapters
-            from vecscore.ter.api import corpus_score_from_stats
-
-            if isinstance(self, BLEU):
-                adapter = adapters.bleu_adapter(self)
-            elif isinstance(self, CHRF):
-                adapter = adapters.chrf_adapter(self)
-            else:
-                adapter = adapters.ter_adapter(self, corpus_score_from_stats)
-            self.__dict__["_sacre_adapter_made"] = adapter
+            adapter = self.__dict__["_sacre_adapter_made"] = self._make_sacre_adapter()
         return adapter
+
+    def _make_sacre_adapter(self):  # pragma: no cover - every metric defines its own
+        raise NotImplementedError
 
     def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> np.ndarray:
         """Per-pair statistics, ``(N, S)``, in sacreBLEU's layout (``references=None``: the cached ones)."""

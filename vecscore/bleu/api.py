@@ -647,6 +647,11 @@ class BLEU(SacreMetricMethods):
 
         return replace(result, score=_float_row_score(c[:k], t[:k], sys_len, ref_len, opts))
 
+    def _make_sacre_adapter(self):
+        from vecscore.significance.adapters import bleu_adapter
+
+        return bleu_adapter(self)
+
     def _compute_score_from_stats(self, stats) -> BLEUScore:
         """sacreBLEU's ``_compute_score_from_stats``: one row ``[sys_len, ref_len, correct_1..K, total_1..K]``."""
         from vecscore.sacrebleu_protocol import _row

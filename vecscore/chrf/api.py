@@ -351,6 +351,11 @@ class CHRF(SacreMetricMethods):
                                    for x in (long_sig, short_sig))
         return CHRFSignature(long_sig, short_sig) if not short else CHRFSignature(short_sig, short_sig)
 
+    def _make_sacre_adapter(self):
+        from vecscore.significance.adapters import chrf_adapter
+
+        return chrf_adapter(self)
+
     def _compute_score_from_stats(self, stats) -> CHRFScore:
         """sacreBLEU's ``_compute_score_from_stats``: the score of one row of summed statistics (float32
         bootstrap sums give sacreBLEU's float32 score)."""

@@ -408,6 +408,11 @@ class TER(SacreMetricMethods):
             forms = [resampling_signature(x, bs=resampled[0], seed=resampled[1]) for x in forms]
         return Signature(forms[1], forms[1]) if short else Signature(*forms)
 
+    def _make_sacre_adapter(self):
+        from vecscore.significance.adapters import ter_adapter
+
+        return ter_adapter(self, corpus_score_from_stats)
+
     def _compute_score_from_stats(self, stats) -> TERScore:
         """sacreBLEU's ``_compute_score_from_stats``: the score of one row ``[edits, ref_length]``."""
         from vecscore.significance.scores import ter_rows
