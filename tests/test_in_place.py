@@ -26,9 +26,9 @@ from vecscore.kernels.in_place import (
     text_at,
     word_at,
 )
-from vecscore.rouge.api import parse_metric
 from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.direct import direct_stats, lowered_utf8
+from vecscore.rouge.options import parse_metric
 
 pytestmark = pytest.mark.skipif(str_rows([]) is None, reason="this Python's str cannot be read in place")
 

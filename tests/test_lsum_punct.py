@@ -17,8 +17,8 @@ from vecscore.engine.pair_rows import pair_rows
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
-from vecscore.rouge.api import parse_metric
 from vecscore.rouge.direct import direct_stats, lowered_utf8
+from vecscore.rouge.options import parse_metric
 from vecscore.text.sentences import punct_keys, split_punct_plain
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 

@@ -28,9 +28,9 @@ from vecscore.kernels.pair_lsum import TABLE_CELLS
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
 from vecscore.kernels.wide_text import ROUGE_SCORE
-from vecscore.rouge.api import parse_metric
 from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.direct import direct_stats, lowered_utf8
+from vecscore.rouge.options import parse_metric
 from vecscore.text.spans import ascii_view
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 

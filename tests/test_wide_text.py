@@ -29,9 +29,9 @@ from vecscore.kernels.wide_text import (
     sacrebleu_utf8,
     transcode_rows,
 )
-from vecscore.rouge.api import parse_metric
 from vecscore.rouge.direct import direct_stats as rouge_direct
 from vecscore.rouge.direct import lowered_utf8
+from vecscore.rouge.options import parse_metric
 from vecscore.text.unicode_tables import ZH_FIXED_RANGES, flag_table
 
 #: tests of the reading itself; the rest also run with VECSCORE_FAST_PATH=0 (rows encoded by the twins)

@@ -363,7 +363,7 @@ def _coco_or_rouge_metric(name: str, args):
 
 
 def _rouge_metric(name: str, args):
-    from vecscore.rouge.api import parse_metric
+    from vecscore.rouge.options import parse_metric
     from vecscore.significance import RougeMetric
 
     try:

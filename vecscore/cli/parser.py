@@ -13,8 +13,8 @@ from vecscore.cli.sacrebleu_args import add_sacrebleu_parser
 from vecscore.cli.shared import SHARED_HELP
 from vecscore.io.stream import DEFAULT_CHUNK_SIZE
 from vecscore.io.write import OUTPUT_FORMATS
-from vecscore.rouge.api import DEFAULT_METRICS
 from vecscore.rouge.multiref import MULTI_REF
+from vecscore.rouge.options import DEFAULT_METRICS
 from vecscore.text.sentences import SENTENCE_SPLITTERS
 from vecscore.text.tokenizers import TOKENIZERS
 

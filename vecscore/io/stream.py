@@ -110,7 +110,7 @@ class RougeSpec:
     name = "ROUGE"
 
     def __post_init__(self):
-        from vecscore.rouge.api import validate_metrics
+        from vecscore.rouge.options import validate_metrics
 
         metrics = (self.metrics,) if isinstance(self.metrics, str) else tuple(self.metrics)
         object.__setattr__(self, "metrics", metrics)
@@ -133,7 +133,7 @@ class RougeSpec:
         return out
 
     def _micro(self, sums: dict) -> dict:
-        from vecscore.rouge.api import parse_metric
+        from vecscore.rouge.options import parse_metric
         from vecscore.rouge.stats import RougeStats
 
         out = {}

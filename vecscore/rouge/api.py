@@ -11,12 +11,10 @@ other way round (:class:`vecscore.RougeScorer` keeps that order).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from vecscore._version import __version__
 from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.frames import row_index
@@ -24,78 +22,21 @@ from vecscore.inputs import read_pairs, rows_named, unicode_errors
 from vecscore.parallel import accepts_workers
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
+from vecscore.rouge.options import (
+    DEFAULT_METRICS,
+    WLCS_MODES,
+    make_transform,
+    parse_metric,
+    rouge_signature,
+    validate_metrics,
+)
 from vecscore.rouge.plain import plain_stats, warm_key
 from vecscore.rouge.results import RougeResult
 from vecscore.route import note_compiled
 from vecscore.text.sentences import SENTENCE_SPLITTERS
-from vecscore.text.stemming import get_stemmer
-from vecscore.text.stopwords import stopword_set, stopwords_label
 from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["rouge", "parse_metric", "validate_metrics", "DEFAULT_METRICS"]
-
-DEFAULT_METRICS = ("rouge1", "rouge2", "rougeL")
-WLCS_MODES = ("rouge155", "textbook")
-_ROUGE_N = re.compile(r"rouge([1-9][0-9]*)$")
-_ROUGE_W = re.compile(r"rougeW(?:-([0-9]+(?:\.[0-9]+)?))?$")
-_VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
-_VALID = "rouge1, rouge2, ... (any rougeN, N >= 1), rougeL, rougeLsum, rougeW (alpha 1.2) or rougeW-<alpha>"
-
-
-def parse_metric(name: str) -> tuple[str, float]:
-    """``("n", N)``, ``("L", 0)``, ``("Lsum", 0)`` or ``("W", alpha)``; errors list what is valid."""
-    if isinstance(name, str):
-        if name in ("rougeL", "rougeLsum"):
-            return name[5:], 0
-        m = _ROUGE_N.match(name)
-        if m:
-            return "n", int(m.group(1))
-        m = _ROUGE_W.match(name)
-        if m:
-            alpha = float(m.group(1) or 1.2)
-            if alpha >= 1.0:
-                return "W", alpha
-    raise VecscoreError(f"unknown ROUGE metric {name!r}; valid: {_VALID}")
-
-
-def validate_metrics(metrics: str | Sequence[str]) -> list:
-    """Parse every metric name eagerly; the error lists the valid names."""
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if len(metrics) == 0:
-        raise VecscoreError("metrics is empty; name at least one, e.g. ['rouge1', 'rouge2']")
-    return [parse_metric(m) for m in metrics]
-
-
-def make_transform(tokenizer, stemmer, stopwords):
-    stem = get_stemmer(stemmer)
-    stop = stopword_set(stopwords)
-    valid = tokenizer == "rouge-score"
-    if stem is None and stop is None:
-        return None
-
-    def transform(word: str):
-        if stop is not None and word in stop:
-            return None
-        if stem is not None:
-            word = stem(word)
-        if valid and not _VALID_TOKEN.match(word):
-            return None
-        return word
-
-    return transform
-
-
-def rouge_signature(metrics, tokenizer, lowercase, stemmer, stopwords, multi_ref, alpha, beta, nrefs) -> str:
-    tok = tokenizer if isinstance(tokenizer, str) else "custom"
-    stem = "no" if not stemmer else (stemmer if isinstance(stemmer, str) else "porter" if stemmer is True else "custom")
-    weight = "f1" if alpha is None and beta is None else (f"alpha={alpha}" if alpha is not None else f"beta={beta}")
-    nref = "0" if nrefs.size == 0 else (str(int(nrefs[0])) if np.all(nrefs == nrefs[0]) else "var")
-    return (
-        f"{'+'.join(metrics)}|tok:{tok}|lc:{'yes' if lowercase or tok == 'rouge-score' else 'no'}|stem:{stem}"
-        f"|stop:{stopwords_label(stopwords)}|multi:{multi_ref}|f:{weight}|nrefs:{nref}|version:{__version__}"
-    )
-
 
 @accepts_workers
 def rouge(

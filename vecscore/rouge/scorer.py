@@ -26,7 +26,8 @@ from typing import Any
 
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows
-from vecscore.rouge.api import rouge, validate_metrics
+from vecscore.rouge.api import rouge
+from vecscore.rouge.options import validate_metrics
 from vecscore.rouge.results import RougeResult, Score
 
 __all__ = ["RougeScorer"]

@@ -24,13 +24,14 @@ import numpy as np
 
 from vecscore.engine.batch import build_batch
 from vecscore.errors import VecscoreError
-from vecscore.rouge.api import WLCS_MODES, make_transform, rouge_signature, validate_metrics
 from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
+from vecscore.rouge.options import WLCS_MODES, make_transform, rouge_signature, validate_metrics
 from vecscore.rouge.results import RougeResult, Score
+from vecscore.rouge.splitting import split_sentences
 from vecscore.rouge.stats import RougeStats
-from vecscore.text.sentences import SENTENCE_SPLITTERS, split_sentences
+from vecscore.text.sentences import SENTENCE_SPLITTERS
 from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["BLOCK_PAIRS", "shared_rouge"]

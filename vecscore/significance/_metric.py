@@ -132,7 +132,7 @@ class RougeMetric:
     """
 
     def __init__(self, metric: str = "rougeL", **options: Any):
-        from vecscore.rouge.api import validate_metrics
+        from vecscore.rouge.options import validate_metrics
 
         if not isinstance(metric, str):
             raise VecscoreError(f"RougeMetric takes one metric name (e.g. 'rougeL'), not {metric!r}")
