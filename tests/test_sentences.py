@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vecscore.rouge import splitting
 from vecscore.text import sentences
 
 # every character the rule looks at, some that look alike, and Unicode whitespace
@@ -55,7 +56,7 @@ def test_large_batch_takes_the_kernel_and_agrees(monkeypatch):
     real = sentences.split_punct_compiled
     monkeypatch.setattr(sentences, "split_punct_compiled", lambda t: calls.append(len(t)) or real(t))
     monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
-    assert sentences.split_sentences(texts, "punct") == [sentences.split_punct_plain(t) for t in texts]
+    assert splitting.split_sentences(texts, "punct") == [sentences.split_punct_plain(t) for t in texts]
     assert calls == [3000]
 
 

@@ -1,4 +1,4 @@
-"""``sentence_splitter="punct"`` as a kernel: the same breaks as :func:`vecscore.text.sentences.split_sentences`.
+"""``sentence_splitter="punct"`` as a kernel: the same breaks as :func:`vecscore.text.sentences.split_punct_plain`.
 
 The texts arrive as one UTF-8 buffer, NUL between texts, and every text is
 split on its own thread (``prange``).  Two passes per text, as the two regular

@@ -8,12 +8,27 @@ the others.  ``newline`` changes nothing.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from vecscore import route
+from vecscore.errors import VecscoreError
 from vecscore.inputs import Refs
-from vecscore.text.sentences import split_sentences
+from vecscore.text import sentences
+from vecscore.text.sentences import SENTENCE_SPLITTERS
 
-__all__ = ["split_texts"]
+__all__ = ["split_texts", "split_sentences"]
+
+
+def split_sentences(texts: Sequence[str], splitter: str) -> list[str] | Sequence[str]:
+    """Texts with their sentence breaks as ``"\\n"`` (``newline``: unchanged)."""
+    if splitter == "newline":
+        return texts
+    if splitter != "punct":
+        raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
+    texts = list(texts)
+    if route.use_plain(True, lambda: route.text_chars(texts)):
+        return [sentences.split_punct_plain(t) for t in texts]
+    return sentences.split_punct_compiled(texts)
 
 
 def split_texts(hyps, refs, splitter: str, split: Callable | None = None):

@@ -18,14 +18,10 @@ text per thread) that gives the same texts as the regular expressions here.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import numpy as np
 
-from vecscore import route
-from vecscore.errors import VecscoreError
-
-__all__ = ["SENTENCE_SPLITTERS", "split_sentences", "split_punct_plain", "split_punct_compiled", "split_punct_utf8",
+__all__ = ["SENTENCE_SPLITTERS", "split_punct_plain", "split_punct_compiled", "split_punct_utf8",
            "punct_keys", "sentence_layout"]
 
 SENTENCE_SPLITTERS = ("newline", "punct")
@@ -51,18 +47,6 @@ def split_punct_plain(text: str) -> str:
     return _CJK_END.sub("\\1\n", _LATIN_END.sub(_latin_break, text))
 
 
-def split_sentences(texts: Sequence[str], splitter: str) -> list[str] | Sequence[str]:
-    """Texts with their sentence breaks as ``"\\n"`` (``newline``: unchanged)."""
-    if splitter == "newline":
-        return texts
-    if splitter != "punct":
-        raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {splitter!r}")
-    texts = list(texts)
-    if route.use_plain(True, lambda: route.text_chars(texts)):
-        return [split_punct_plain(t) for t in texts]
-    return split_punct_compiled(texts)
-
-
 def punct_keys() -> np.ndarray:
     """The abbreviations of the ``punct`` splitter as the kernels take them
     (:func:`vecscore.kernels.sentences.abbreviation_keys`)."""
@@ -78,7 +62,8 @@ _KEYS: np.ndarray | None = None
 
 
 def split_punct_compiled(texts: list[str]) -> list[str]:
-    """:func:`split_sentences` with the ``punct`` rule, by the kernel (equal to :func:`split_punct_plain`)."""
+    """The ``punct`` rule's breaks by the kernel (equal to :func:`split_punct_plain`; the route is chosen by
+    :func:`vecscore.rouge.splitting.split_sentences`)."""
     found = split_punct_utf8(texts)
     if found is None:
         return [split_punct_plain(t) for t in texts]
