@@ -37,8 +37,8 @@ LAYERS = [
     ("metric statistics and routes", [
         "vecscore.bleu.", "vecscore.chrf.", "vecscore.ter.", "vecscore.rouge.", "vecscore.coco.", "vecscore.route",
         "vecscore.engine.pair_rows"]),
-    ("input reading and batches", ["vecscore.inputs", "vecscore.columns", "vecscore.frames", "vecscore.engine",
-                                   "vecscore.text"]),
+    ("input reading and batches", ["vecscore.inputs", "vecscore.references", "vecscore.row_errors",
+                                   "vecscore.columns", "vecscore.frames", "vecscore.engine", "vecscore.text"]),
     ("kernels and their loading", ["vecscore.kernels", "vecscore._jit", "vecscore.built", "vecscore.background",
                                    "vecscore.parallel", "vecscore.cpu_levels"]),
     ("ground", ["vecscore.errors", "vecscore.memory", "vecscore.cache_dir", "vecscore.fast_path",

@@ -19,7 +19,7 @@ library reaches it through these functions, which never import the library
   ``large_list``, ``fixed_size_list`` or ``list_view`` of strings; polars
   ``List(String)``) as ``(flat, ends)``: every reference, pair after pair (a
   :class:`TextColumn` over the column's values), and where each pair's end:
-  the form :class:`vecscore.inputs.Refs` keeps, taken from the column's own
+  the form :class:`vecscore.references.Refs` keeps, taken from the column's own
   offsets, with no list built per row.
 
 A null is refused, naming the user's row (``hyps[3]``, ``refs[2][1]``) and

@@ -17,7 +17,7 @@ Reference layouts (never guessed):
     sacreBLEU's streams when the references have their shape, else
     per-example; when both fit with different meanings (as many streams as
     hypotheses) the call is refused and names the two options
-    (:func:`vecscore.inputs.read_refs`).  So ``corpus_bleu(h, [r1, r2])`` and
+    (:func:`vecscore.references.read_refs`).  So ``corpus_bleu(h, [r1, r2])`` and
     ``BLEU().corpus_score(h, [r1, r2])`` give sacreBLEU's number or refuse,
     never another number.
 ``refs_layout="per-example"``
@@ -65,19 +65,11 @@ from vecscore.bleu.scores import BLEUScore, BLEUScores
 from vecscore.bleu.stats import BREVITY_PENALTIES, BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index
-from vecscore.inputs import (
-    Refs,
-    as_rows,
-    cached_mismatch,
-    check_layout,
-    input_kind,
-    read_refs,
-    read_rows,
-    rows_named,
-    unicode_errors,
-)
+from vecscore.inputs import as_rows, input_kind, read_rows
 from vecscore.parallel import accepts_workers
+from vecscore.references import Refs, cached_mismatch, check_layout, read_refs
 from vecscore.route import note_compiled, use_plain
+from vecscore.row_errors import rows_named, unicode_errors
 from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, sacrebleu_keywords
 
 __all__ = [
@@ -125,7 +117,7 @@ def _compiled():
 
 
 def _read(hyps, refs, opts: Options, refs_layout: str) -> tuple[list, str, Refs]:
-    """``(hyps, kind, refs)``: a call's rows read once (:func:`vecscore.inputs.read_pairs`), the kind checked."""
+    """``(hyps, kind, refs)``: a call's rows read once (:func:`vecscore.references.read_pairs`), the kind checked."""
     hyps, kind = read_rows(hyps, "hyps")
     check_kind(kind, opts)
     return hyps, kind, read_refs(refs, len(hyps), kind, check_layout(refs_layout))

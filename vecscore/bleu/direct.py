@@ -197,7 +197,8 @@ class RefCache:
 
 
 def cache_references(flat_refs, ref_ptr, *, kind: str, tokenize: str, lowercase: bool, max_order: int) -> RefCache:
-    """A :class:`RefCache` of validated, flattened references (``ref_ptr``: :func:`vecscore.inputs.normalize_refs`)."""
+    """A :class:`RefCache` of validated, flattened references (``ref_ptr``:
+    :func:`vecscore.references.normalize_refs`)."""
     options = (kind, tokenize, lowercase, max_order)
     if kind == "ids":
         ids, off = _ids(flat_refs, "reference")

@@ -31,7 +31,9 @@ from vecscore.bleu import plain as plain_bleu
 from vecscore.bleu import plain_formulas as plain_formulas
 from vecscore.bleu.stats import check_brevity_penalty
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, exact_units, input_kind, read_refs, rows_named, unicode_errors
+from vecscore.inputs import as_rows, exact_units, input_kind
+from vecscore.references import read_refs
+from vecscore.row_errors import rows_named, unicode_errors
 
 __all__ = ["nltk_corpus_bleu", "nltk_sentence_bleu", "NLTK_METHODS"]
 

@@ -28,8 +28,10 @@ import numpy as np
 
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
-from vecscore.inputs import check_unicode, exact_units, normalize_refs
+from vecscore.inputs import exact_units
+from vecscore.references import normalize_refs
 from vecscore.route import COST, capped_sum, text_chars, use_plain
+from vecscore.row_errors import check_unicode
 from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, line_tokenizer
 from vecscore.text.unicode_tables import ZH_FIXED_RANGES, ZH_RANGES
 
@@ -190,7 +192,7 @@ def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: st
     """``(hyps, flat_refs, ref_ptr)``, validated, when the call takes the plain route; ``None`` for the compiled route.
 
     Texts are checked for invalid Unicode; rows read by :mod:`vecscore.inputs` (exact ``str``, a
-    :class:`vecscore.inputs.Refs`) are taken as they are, others are read and checked first.
+    :class:`vecscore.references.Refs`) are taken as they are, others are read and checked first.
 
     The hypotheses alone decide first, so that a batch too big for the plain
     route goes to the compiled route without a validation pass of its own.
@@ -341,7 +343,8 @@ def reference_table(flat_refs, ref_ptr, *, kind: str, tokenize: str | None, lowe
 
 def bleu_stats(hyps, flat_refs, ref_ptr, *, kind: str, tokenize: str | None, lowercase: bool, max_order: int,
                brevity_penalty: str) -> BleuStats:
-    """:class:`BleuStats` of validated input (``flat_refs``, ``ref_ptr``: :func:`vecscore.inputs.normalize_refs`)."""
+    """:class:`BleuStats` of validated input (``flat_refs``, ``ref_ptr``:
+    :func:`vecscore.references.normalize_refs`)."""
     hyp_tokens = tokenize_rows(hyps, kind, tokenize, lowercase)  # hypotheses first, as the compiled route
     table = reference_table(flat_refs, ref_ptr, kind=kind, tokenize=tokenize, lowercase=lowercase,
                             max_order=max_order, first=len(hyps))

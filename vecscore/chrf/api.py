@@ -22,7 +22,7 @@ vecscore                                       sacreBLEU 2.6
 References: ``corpus_chrf``, :func:`chrf_statistics` and the :class:`CHRF`
 class take ``refs_layout="auto"`` (sacreBLEU's streams ``refs[k][i]`` when the
 shape fits, else per example ``refs[i]``; both fitting with different
-meanings is refused, see :func:`vecscore.inputs.read_refs`);
+meanings is refused, see :func:`vecscore.references.read_refs`);
 ``refs_layout="streams"`` or ``"per-example"`` names one.
 ``None`` in a stream is a missing reference; ``""`` is an empty one.
 Unlike sacreBLEU, streams shorter than the hypotheses are refused, not
@@ -47,8 +47,9 @@ from vecscore.chrf.stats import (
 )
 from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
-from vecscore.inputs import Refs, as_rows, cached_mismatch, check_layout, read_refs
+from vecscore.inputs import as_rows
 from vecscore.parallel import accepts_workers
+from vecscore.references import Refs, cached_mismatch, check_layout, read_refs
 from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]

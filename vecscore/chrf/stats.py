@@ -28,14 +28,11 @@ from vecscore.chrf import formulas
 from vecscore.chrf import plain as plain_chrf
 from vecscore.columns import JoinedRows, TextColumn
 from vecscore.errors import VecscoreError
-from vecscore.inputs import (
-    check_unicode,
-    read_refs,
-    read_rows,
-    unicode_errors,
-)
+from vecscore.inputs import read_rows
+from vecscore.references import read_refs
 from vecscore.route import note_compiled, text_chars, use_plain
 from vecscore.route import route as route_setting
+from vecscore.row_errors import check_unicode, unicode_errors
 
 __all__ = ["ChrfBatch", "Options", "pair_rows", "read_batch", "read_hyps", "statistics"]
 
@@ -88,7 +85,7 @@ class ChrfBatch:
     n_pairs: int
     ref_ptr: np.ndarray
     user_hyps: object = None  # the hypotheses as read (for messages)
-    user_refs: object = None  # the references as read (:class:`vecscore.inputs.Refs`, for messages)
+    user_refs: object = None  # the references as read (:class:`vecscore.references.Refs`, for messages)
 
     @property
     def nrefs(self) -> np.ndarray:
@@ -113,7 +110,7 @@ def read_hyps(hyps) -> list:
 
 
 def read_batch(hyps, refs, refs_layout: str, lowercase: bool, refs_name: str = "refs") -> ChrfBatch:
-    """``hyps``/``refs`` read once and flattened (see :func:`vecscore.inputs.read_refs` for the layouts)."""
+    """``hyps``/``refs`` read once and flattened (see :func:`vecscore.references.read_refs` for the layouts)."""
     hyps = read_hyps(hyps)
     read = read_refs(refs, len(hyps), "text", refs_layout, refs_name)
     if not lowercase and (isinstance(hyps, TextColumn) or isinstance(read.flat, TextColumn)):

@@ -68,7 +68,7 @@ def _compiled_stats(batch: Items, n: int) -> BleuStats | None:
     from vecscore import route
     from vecscore.bleu.direct import direct_stats
     from vecscore.errors import VecscoreError
-    from vecscore.inputs import Refs
+    from vecscore.references import Refs
 
     refs = Refs(batch.refs, batch.ref_ptr)  # read already: the kernel's reader takes them as they are
     try:

@@ -26,15 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.inputs import (
-    batch_rows,
-    input_kind,
-    normalize_refs,
-    warn_empty_rows,
-)
+from vecscore.inputs import input_kind
 from vecscore.kernels.intern import IDENTITY, intern_spans
 from vecscore.kernels.tokenize import sentence_flags
 from vecscore.parallel import current_threads
+from vecscore.references import batch_rows, normalize_refs
+from vecscore.row_errors import warn_empty_rows
 from vecscore.text.sentences import sentence_layout
 from vecscore.text.spans import TokenSpans
 from vecscore.text.tokenizers import (

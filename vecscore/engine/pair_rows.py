@@ -26,9 +26,10 @@ import numpy as np
 
 from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError
-from vecscore.inputs import Refs, check_units, exact_text, normalize_refs
+from vecscore.inputs import check_units, exact_text
 from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
 from vecscore.kernels.wide_text import ROUGE_SCORE, UTF8, WIDE_SPACES, transcode_rows
+from vecscore.references import Refs, normalize_refs
 
 __all__ = ["pair_rows", "ready_rows", "ReadyRows", "Rows"]
 

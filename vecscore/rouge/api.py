@@ -18,8 +18,8 @@ import numpy as np
 from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.frames import row_index
-from vecscore.inputs import read_pairs, rows_named, unicode_errors
 from vecscore.parallel import accepts_workers
+from vecscore.references import read_pairs
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
 from vecscore.rouge.options import (
@@ -33,6 +33,7 @@ from vecscore.rouge.options import (
 from vecscore.rouge.plain import plain_stats, warm_key
 from vecscore.rouge.results import RougeResult
 from vecscore.route import note_compiled
+from vecscore.row_errors import rows_named, unicode_errors
 from vecscore.text.sentences import SENTENCE_SPLITTERS
 from vecscore.text.tokenizers import resolve_tokenizer
 

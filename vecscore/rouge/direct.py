@@ -37,11 +37,13 @@ import numpy as np
 from vecscore.engine.batch import warn_empty_rows
 from vecscore.engine.pair_rows import pair_rows
 from vecscore.errors import VecscoreError
-from vecscore.inputs import Refs, check_unicode, input_kind
+from vecscore.inputs import input_kind
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
+from vecscore.references import Refs
 from vecscore.rouge.splitting import split_texts
+from vecscore.row_errors import check_unicode
 from vecscore.text.sentences import punct_keys, split_punct_compiled, split_punct_plain, split_punct_utf8
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 

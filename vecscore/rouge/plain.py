@@ -23,9 +23,10 @@ from collections import Counter
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.inputs import batch_rows, check_unicode, warn_empty_rows
+from vecscore.references import batch_rows
 from vecscore.rouge.splitting import split_texts
 from vecscore.route import COST, text_chars, use_plain
+from vecscore.row_errors import check_unicode, warn_empty_rows
 from vecscore.text.tokenizers import plain_tokenizer
 
 __all__ = ["plain_supports", "plain_stats", "lcs_length", "union_lcs_hits"]

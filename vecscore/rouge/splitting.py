@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from vecscore import route
 from vecscore.errors import VecscoreError
-from vecscore.inputs import Refs
+from vecscore.references import Refs
 from vecscore.text import sentences
 from vecscore.text.sentences import SENTENCE_SPLITTERS
 

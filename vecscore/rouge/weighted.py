@@ -36,13 +36,14 @@ from vecscore.engine.batch import build_batch
 from vecscore.engine.counts import ngram_keys
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index
-from vecscore.inputs import check_unicode, read_pairs, rows_named
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
 from vecscore.parallel import accepts_workers
+from vecscore.references import read_pairs
 from vecscore.rouge.fscore import check_weighting
 from vecscore.rouge.multiref import check_multi_ref, combine
 from vecscore.rouge.options import make_transform
 from vecscore.rouge.results import RougeResult
+from vecscore.row_errors import check_unicode, rows_named
 from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["rouge_weighted"]

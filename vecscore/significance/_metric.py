@@ -25,7 +25,7 @@ BATCH_MAX_PAIRS = 200_000
 
 def _repeated(refs, k: int, layout: str):
     """``refs`` for ``k`` concatenated systems: every stream repeated (or, per example, the list)."""
-    from vecscore.inputs import Refs
+    from vecscore.references import Refs
 
     if isinstance(refs, Refs):  # read once by the test (vecscore.significance.paired)
         return refs.repeated(k)

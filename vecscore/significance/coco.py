@@ -167,7 +167,7 @@ class _CocoRuns:
     def _references(self, refs, n: int) -> list[list[str]]:
         if self._refs[0] is refs:
             return self._refs[1]
-        from vecscore.inputs import Refs, read_refs
+        from vecscore.references import Refs, read_refs
 
         if not isinstance(refs, Refs):
             refs = read_refs(refs, n, "text", self.options["refs_layout"])

@@ -263,11 +263,12 @@ def _layout(metric) -> str:
 
 
 def _read_references(adapters, baseline_hyps, refs) -> list:
-    """Per adapter, the test's references read once (:func:`vecscore.inputs.read_refs`, one read per layout the
+    """Per adapter, the test's references read once (:func:`vecscore.references.read_refs`, one read per layout the
     metrics use): every system is scored against these, never against the user's lists again."""
     if refs is None:
         return [None] * len(adapters)
-    from vecscore.inputs import input_kind, read_refs
+    from vecscore.inputs import input_kind
+    from vecscore.references import read_refs
 
     kind = input_kind([next(iter(baseline_hyps), "")])
     reads: dict[str, Any] = {}

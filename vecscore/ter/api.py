@@ -43,13 +43,9 @@ import numpy as np
 from vecscore._version import __version__
 from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
-from vecscore.inputs import (
-    as_rows,
-    check_layout,
-    check_unicode,
-    read_refs,
-    read_rows,
-)
+from vecscore.inputs import as_rows, read_rows
+from vecscore.references import check_layout, read_refs
+from vecscore.row_errors import check_unicode
 from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
 from vecscore.ter.tokenize import TerTokenizer
 
@@ -153,7 +149,7 @@ def _text_rows(hyps) -> list:
 
 
 def _flat_refs(refs, n_pairs: int | None, refs_layout: str):
-    """``(flat_refs, ref_ptr)``, read once (:func:`vecscore.inputs.read_refs`; ``n_pairs=None``: cached
+    """``(flat_refs, ref_ptr)``, read once (:func:`vecscore.references.read_refs`; ``n_pairs=None``: cached
     references): the references of pair ``i`` are ``flat_refs[ref_ptr[i]:ref_ptr[i + 1]]``."""
     read = read_refs(refs, n_pairs, "text", check_layout(refs_layout))
     check_unicode(read, "refs")

@@ -17,10 +17,12 @@ import numpy as np
 
 from vecscore import route as _route
 from vecscore.errors import EmptyTokenizationWarning, VecscoreError, warn
-from vecscore.inputs import Refs, all_exact_str, as_rows, check_unicode, exact_text
+from vecscore.inputs import all_exact_str, as_rows, exact_text
 from vecscore.kernels.skipgrams import UNI_NONE, skip_bigram_totals  # NumPy only
+from vecscore.references import Refs
 from vecscore.rouge.rouge155 import plain as plain155
 from vecscore.route import text_chars
+from vecscore.row_errors import check_unicode
 from vecscore.text.perl_stemmer import stem as perl_stem
 from vecscore.text.stopwords import stopword_set
 
@@ -51,7 +53,7 @@ def _summary(x, what: str) -> str:
 
 def layout(hyps, refs) -> tuple[list[str], Refs]:
     """``(H, R)``: every hypothesis as one exact ``str`` (lines = sentences), and the references read once
-    (:class:`vecscore.inputs.Refs`: every reference summary as one ``str``, pair after pair; iterated, the list
+    (:class:`vecscore.references.Refs`: every reference summary as one ``str``, pair after pair; iterated, the list
     of each pair's references)."""
     hyps, refs = as_rows(hyps, "hyps"), as_rows(refs, "refs")
     if len(hyps) != len(refs):
