@@ -203,13 +203,14 @@ def test_abbreviation_shortcuts_cover_the_lexer_rules():
     import regex
 
     from vecscore.coco import ptb
+    from vecscore.coco import ptb_lexer as rules
 
-    exact_dot = regex.compile(rf"(?:{ptb._ABBREV1}|{ptb._ABBREV2}|{ptb._ABBREV3}|{ptb._PTE_CO})")
+    exact_dot = regex.compile(rf"(?:{rules._ABBREV1}|{rules._ABBREV2}|{rules._ABBREV3}|{rules._PTE_CO})")
     exact_tail = regex.compile(rf"(?:^|(?<=[^\w.&;'`\u2019\u0092\u00ad\-]))"
-                               rf"(?:{ptb._ABBREV1}|{ptb._ACRONYM}|{ptb._ABBREV3}|{ptb._PTE_CO})$")
+                               rf"(?:{rules._ABBREV1}|{rules._ACRONYM}|{rules._ABBREV3}|{rules._PTE_CO})$")
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     words = ["".join(w) for n in (1, 2) for w in itertools.product(letters, repeat=n)]
-    words += [v for s in ptb._ABBREV_STEMS for v in (s, s.upper(), s.title(), s[:-1], s + "x")]
+    words += [v for s in rules.ABBREV_STEMS for v in (s, s.upper(), s.title(), s[:-1], s + "x")]
     for word in words:
         if exact_dot.fullmatch(word + "."):
             assert ptb._abbreviation(word), word
