@@ -93,7 +93,7 @@ def test_kernel_python_bodies_match_plain_twin():
 
 def _units_of(rows, t, keep, words=True):
     """The kernel's characters and tokens of row ``t`` of ``rows`` (:func:`vecscore.chrf.stats.text_rows`)."""
-    from vecscore.kernels import chrf as k
+    from vecscore.kernels import chrf_text as k
 
     n = int(rows.lens[t])
     cb = np.empty(n + 1, np.int32)
@@ -160,7 +160,7 @@ def test_lone_surrogate_found_in_place():
 
 
 def test_whitespace_table_is_str_split():
-    from vecscore.kernels import chrf as k
+    from vecscore.kernels import chrf_text as k
 
     table = k.whitespace_table()
     space = [c for c in range(0x110000) if chr(c).isspace()]

@@ -172,6 +172,7 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     (:func:`vecscore.kernels.chrf.pair_stats`) counts every pair, and scores it, on numba's threads.
     """
     from vecscore.kernels import chrf as k
+    from vecscore.kernels import chrf_text as kt
     from vecscore.kernels.swar import work_counter
     from vecscore.parallel import current_threads, in_threads
 
@@ -194,14 +195,14 @@ def compiled_statistics(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Op
     workers = max(1, min(current_threads(), -(-n_pairs // _MIN_CHUNK_PAIRS)))
     n_chunks = max(1, min(-(-n_pairs // _MIN_CHUNK_PAIRS), _CHUNKS_PER_THREAD * workers))
     bounds = np.linspace(0, n_pairs, n_chunks + 1).round().astype(np.int64)
-    size = k.table_size(hyp)
+    size = kt.table_size(hyp)
     word_units = units if opts.word_order else 1
     i32 = np.empty((workers, 4, units), np.int32)
     w32 = np.empty((workers, 3, word_units), np.int32)
-    i64 = np.empty((workers, k.HYP_ROWS, hyp), np.int64)
+    i64 = np.empty((workers, kt.HYP_ROWS, hyp), np.int64)
     u64 = np.empty((workers, 3, word_units), np.int64)
-    ctab = np.zeros((workers, k.CODE_POINTS), np.int64)
-    dense = np.zeros((workers, k.DENSE + 1), k.DENSE_DTYPE)  # zero outside the kernel's orders
+    ctab = np.zeros((workers, kt.CODE_POINTS), np.int64)
+    dense = np.zeros((workers, kt.DENSE + 1), kt.DENSE_DTYPE)  # zero outside the kernel's orders
     hkey = np.empty((workers, size), np.int64)
     hval = np.zeros((workers, size), np.int64)
     hhash = np.empty((workers, size), np.int64)
@@ -302,9 +303,9 @@ _TABLES: list = []
 
 def _tables():
     if not _TABLES:
-        from vecscore.kernels import chrf as k
+        from vecscore.kernels import chrf_text as kt
 
-        _TABLES.extend((k.whitespace_table(), k.punctuation_table()))
+        _TABLES.extend((kt.whitespace_table(), kt.punctuation_table()))
     return _TABLES
 
 

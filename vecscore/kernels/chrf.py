@@ -15,7 +15,7 @@ every text instead of reading strings in place).
 claim chunks of pairs (:func:`vecscore.kernels.swar.claim`); per pair, with
 one thread's scratch:
 
-1. :func:`_load` reads each text once: its characters for the character
+1. :func:`vecscore.kernels.chrf_text.load` reads each text once: its characters for the character
    n-grams (whitespace removed unless asked to keep it), each character's
    pair-local id (the hypothesis's distinct characters are numbered
    ``1..V`` through a table indexed by code point; a reference character
@@ -43,7 +43,7 @@ one thread's scratch:
 4. :func:`f_score` scores every reference's row as sacreBLEU does, and the
    first reference with the highest chrF is the pair's best.
 
-Indices that cannot be negative are made unsigned (:func:`_u`), so that
+Indices that cannot be negative are made unsigned (:func:`vecscore.kernels.chrf_text.unsigned`), so that
 numba drops its wraparound of negative indices in the inner loops.  The
 code point and hash tables are stamped (an entry is live only while it holds
 the current stamp), so they are not cleared between pairs or orders; the
@@ -59,206 +59,18 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.kernels.in_place import code_point
-from vecscore.kernels.swar import borrow, claim, prefetch, text_at
+from vecscore.kernels.chrf_text import (
+    AHEAD,
+    GOLD,
+    LOW32,
+    STAMP_MAX,
+    bits_for,
+    load,
+    unsigned,
+)
+from vecscore.kernels.swar import borrow, claim, prefetch
 
-__all__ = ["DENSE", "CODE_POINTS", "whitespace_table", "punctuation_table", "table_size", "pair_stats",
-           "f_score", "text_units"]
-
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-_LOW32 = 0xFFFFFFFF
-#: order ``n`` n-grams are numbered through a directly indexed table while their keys stay below this
-DENSE = 1 << 15
-#: the size of the code point -> character id table (every code point)
-CODE_POINTS = 0x110000
-#: pairs ahead whose first characters are asked for (the strings lie scattered in memory)
-_AHEAD = 4
-#: the dtype of the directly indexed table (ids up to ``DENSE``, 0 for none)
-DENSE_DTYPE = np.uint16
-#: rows of the per-hypothesis scratch ``i64``
-HYP_ROWS = 4
-#: stamps restart (and the stamped tables are cleared) past this
-_STAMP_MAX = 1 << 30
-
-
-def whitespace_table() -> np.ndarray:
-    """``table[c] == 1`` for the code points ``str.split()`` splits on (all below U+3001); its last entry
-    is 0, so that ``table[min(c, len(table) - 1)]`` classifies every code point ``c``."""
-    table = np.zeros(0x3002, np.uint8)
-    for c in range(0x3001):
-        if chr(c).isspace():
-            table[c] = 1
-    return table
-
-
-def punctuation_table() -> np.ndarray:
-    """``table[c] == 1`` for ASCII punctuation (``string.punctuation``)."""
-    table = np.zeros(128, np.uint8)
-    for ch in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
-        table[ord(ch)] = 1
-    return table
-
-
-def table_size(n: int) -> int:
-    """The hash tables' slots for texts of up to ``n`` units: a power of two of at least ``2 * n`` (16 at least)."""
-    return 1 << _bits_for(n)
-
-
-@jit
-def _bits_for(n):
-    """log2 of a power-of-two table size of at least ``2 * n`` (at least 16 slots)."""
-    bits = 4
-    while (1 << bits) < 2 * n:
-        bits += 1
-    return bits
-
-
-@jit(inline=True)
-def _u(i):
-    """``i`` (never negative) as an unsigned index: numba then skips the wraparound of negative indices."""
-    return np.uint64(i)
-
-
-@jit
-def _word_hash(cb, s, e):
-    """FNV-1a of the code points ``cb[s:e]``."""
-    h = _FNV_OFFSET
-    for q in range(s, e):
-        h = (h ^ np.uint64(cb[_u(q)])) * _FNV_PRIME
-    return h
-
-
-@jit(inline=True)
-def _tokens(cb, n_words, w_s, w_e, w_h, w_p, punct, tok_s, tok_e, tok_h, t):
-    """The tokens of the words ``cb[w_s[i]:w_e[i]]`` (FNV hash ``w_h[i]``, without the last
-    character ``w_p[i]``) into ``tok_s``/``tok_e``/``tok_h`` from ``t``: a word of more than one
-    character loses a trailing ASCII punctuation mark, else a leading one, as a token of its own
-    (sacreBLEU's ``CHRF._remove_punctuation``).  Returns the next ``t``."""
-    for i in range(n_words):
-        s = np.int64(w_s[_u(i)])
-        e = np.int64(w_e[_u(i)])
-        last = cb[_u(e - 1)]
-        first = cb[_u(s)]
-        if e - s > 1 and last < 128 and punct[_u(last)] != 0:
-            tok_s[_u(t)] = s
-            tok_e[_u(t)] = e - 1
-            tok_h[_u(t)] = w_p[_u(i)]
-            tok_s[_u(t + 1)] = e - 1
-            tok_e[_u(t + 1)] = e
-            tok_h[_u(t + 1)] = np.int64((_FNV_OFFSET ^ np.uint64(last)) * _FNV_PRIME)
-            t += 2
-        elif e - s > 1 and first < 128 and punct[_u(first)] != 0:
-            tok_s[_u(t)] = s
-            tok_e[_u(t)] = s + 1
-            tok_h[_u(t)] = np.int64((_FNV_OFFSET ^ np.uint64(first)) * _FNV_PRIME)
-            tok_s[_u(t + 1)] = s + 1
-            tok_e[_u(t + 1)] = e
-            tok_h[_u(t + 1)] = np.int64(_word_hash(cb, s + 1, e))
-            t += 2
-        else:
-            tok_s[_u(t)] = s
-            tok_e[_u(t)] = e
-            tok_h[_u(t)] = w_h[_u(i)]
-            t += 1
-    return t
-
-
-@jit(inline=True)
-def _scan(b, n, w, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p, ctab, stamp, nv):
-    """The loop of :func:`_load`, inlined with ``w`` and ``ids_mode`` constant (so that LLVM drops the
-    branches on them from the loop).  Returns ``(k, nv, bad, n_e, h, hp, prev)``."""
-    last_ws = len(ws) - 1
-    bad = 0
-    prev = np.int64(1)  # the previous character was whitespace (or there was none)
-    n_s = 0
-    n_e = 0
-    h = _FNV_OFFSET
-    hp = _FNV_OFFSET
-    for q in range(n):
-        c = code_point(b, q, w)
-        sp = np.int64(ws[_u(min(c, last_ws))])
-        bad |= np.int64((c >> 11) == 0x1B)  # U+D800..U+DFFF
-        cb[_u(k)] = c
-        if ids_mode == 1:
-            v = ctab[_u(c)]
-            new = (v >> 32) != stamp
-            v = (stamp << 32) | (nv + 1) if new else v
-            ctab[_u(c)] = v
-            nv += new
-            ids[_u(k)] = v & _LOW32
-        elif ids_mode == 2:
-            v = ctab[_u(c)]
-            ids[_u(k)] = v & _LOW32 if (v >> 32) == stamp else 0
-        if words:
-            # a word starts here if this is not whitespace and the previous was; one ends here
-            # if this is whitespace and the previous was not (written always, kept on the event)
-            w_s[_u(n_s)] = k
-            w_e[_u(n_e)] = k
-            w_h[_u(n_e)] = np.int64(h)
-            w_p[_u(n_e)] = np.int64(hp)
-            n_s += prev & (sp ^ 1)
-            n_e += sp & (prev ^ 1)
-            hp = _FNV_OFFSET if sp else h
-            h = _FNV_OFFSET if sp else (h ^ np.uint64(c)) * _FNV_PRIME
-            prev = sp
-        k += keep | (sp ^ 1)
-    return k, nv, bad, n_e, h, hp, prev
-
-
-@jit(inline=True)
-def _load(addr, n, w, keep_space, words, ids_mode, ws, punct, cb, ids, k, w_s, w_e, w_h, w_p, tok_s, tok_e, tok_h, t,
-          ctab, stamp, nv):
-    """Read one text (``n`` code points of width ``w`` at ``addr``) into the pair's arrays.
-
-    Its characters go to ``cb[k:]`` (whitespace dropped unless
-    ``keep_space``); with ``words``, its tokens to ``tok_s``/``tok_e`` from
-    ``t`` (spans of ``cb``), with their FNV hashes in ``tok_h`` (``w_s``,
-    ``w_e``, ``w_h``, ``w_p``: scratch for its words).  ``ids_mode``: 0 no
-    character ids, 1 number the characters (the hypothesis: ``ctab[c]``
-    gets ``stamp << 32 | id``, ids from 1, ``nv`` so far), 2 look them up (a
-    reference: 0, the id of no hypothesis character, where absent).
-    Whitespace that is dropped is still numbered (an id never counted).
-    The loop has no branch on the data: words start and end where
-    whitespace does, and their hashes are carried along.
-    Returns ``(new k, new t, new nv, 1 if a lone surrogate was seen)``.
-    """
-    b = text_at(addr, n * w)
-    keep = 1 if keep_space else 0
-    if w == 1:
-        k, nv, bad, n_e, h, hp, prev = _scan(b, n, 1, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p,
-                                             ctab, stamp, nv)
-    elif w == 2:
-        k, nv, bad, n_e, h, hp, prev = _scan(b, n, 2, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p,
-                                             ctab, stamp, nv)
-    else:
-        k, nv, bad, n_e, h, hp, prev = _scan(b, n, 4, keep, words, ids_mode, ws, cb, ids, k, w_s, w_e, w_h, w_p,
-                                             ctab, stamp, nv)
-    if words:
-        if prev == 0:
-            w_e[_u(n_e)] = k
-            w_h[_u(n_e)] = np.int64(h)
-            w_p[_u(n_e)] = np.int64(hp)
-            n_e += 1
-        t = _tokens(cb, n_e, w_s, w_e, w_h, w_p, punct, tok_s, tok_e, tok_h, t)
-    return k, t, nv, bad
-
-
-@jit
-def text_units(addr, n, w, keep_space, words, ws, punct, cb, tok_s, tok_e, tok_h):
-    """:func:`_load` of one text, without ids: ``(characters, tokens, 1 if a lone surrogate)``, written
-    to ``cb``/``tok_s``/``tok_e``/``tok_h`` (for the tests)."""
-    ctab = np.zeros(1, np.int64)
-    ids = np.zeros(1, np.int32)
-    m = max(n, 1)
-    w_s = np.empty(m + 1, np.int32)
-    w_e = np.empty(m + 1, np.int32)
-    w_h = np.empty(m + 1, np.int64)
-    w_p = np.empty(m + 1, np.int64)
-    k, t, _, bad = _load(addr, n, w, keep_space, words, 0, ws, punct, cb, ids, 0, w_s, w_e, w_h, w_p, tok_s, tok_e,
-                         tok_h, 0, ctab, 1, 0)
-    return k, t, bad
+__all__ = ["pair_stats", "f_score"]
 
 
 @jit(inline=True)
@@ -266,7 +78,7 @@ def _word_id(cb, s, e, h64, insert, g, stamp, shift, mask, hkey, hval, hhash):
     """The pair-local id of the token ``cb[s:e]`` whose FNV hash is ``h64``: numbered from ``g`` if new
     and ``insert`` (the hypothesis), -1 if new otherwise.  Returns ``(id, new g)``."""
     umask = np.uint64(mask)
-    slot = (h64 * _GOLD) >> shift
+    slot = (h64 * GOLD) >> shift
     hs = np.int64(h64)
     while True:
         v = hval[slot]
@@ -279,16 +91,16 @@ def _word_id(cb, s, e, h64, insert, g, stamp, shift, mask, hkey, hval, hhash):
             return g, g + 1
         if hhash[slot] == hs:
             o = hkey[slot]
-            os_ = o & _LOW32
+            os_ = o & LOW32
             oe = o >> 32
             if oe - os_ == e - s:
                 same = True
                 for q in range(e - s):
-                    if cb[_u(os_ + q)] != cb[_u(s + q)]:
+                    if cb[unsigned(os_ + q)] != cb[unsigned(s + q)]:
                         same = False
                         break
                 if same:
-                    return v & _LOW32, g
+                    return v & LOW32, g
         slot = (slot + np.uint64(1)) & umask
 
 
@@ -297,7 +109,7 @@ def _hashed_id(key, insert, g, stamp, shift, mask, hkey, hval):
     """The 1-based id of an n-gram's exact key through the hash table: numbered ``g + 1`` if new and
     ``insert`` (the hypothesis), 0 if new otherwise (no hypothesis n-gram).  Returns ``(id, new g)``."""
     umask = np.uint64(mask)
-    slot = (np.uint64(key) * _GOLD) >> shift
+    slot = (np.uint64(key) * GOLD) >> shift
     while True:
         v = hval[slot]
         if (v >> 32) != stamp:
@@ -307,7 +119,7 @@ def _hashed_id(key, insert, g, stamp, shift, mask, hkey, hval):
             hkey[slot] = key
             return g + 1, g + 1
         if hkey[slot] == key:
-            return v & _LOW32, g
+            return v & LOW32, g
         slot = (slot + np.uint64(1)) & umask
 
 
@@ -322,26 +134,26 @@ def _ref_order(ids, s, npos_j, end, n, width, pos, pid, hcnt, use, seen, dense, 
     k = s
     m = 0
     for q in range(s, s + npos_j):
-        p = pos[_u(q)]
+        p = pos[unsigned(q)]
         if p + n > end:
             break  # positions ascend: every later one is past the end too
-        key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
+        key = pid[unsigned(q)] * width + ids[np.uint64(p + n - 1)]
         if dense_ok:
             x = np.int64(dense[np.uint64(key)])
         else:
             x, _ = _hashed_id(key, False, g, stamp, shift, mask, hkey, hval)
-        pos[_u(k)] = p
-        pid[_u(k)] = x
+        pos[unsigned(k)] = p
+        pid[unsigned(k)] = x
         k += x != 0
     # clipped apart, over the kept n-grams only (the others have count 0): no update here waits on the
     # table's loads for its address
     for q in range(s, k):
-        x = pid[_u(q)]
-        u = use[_u(x)]
-        hit = np.int64(u < hcnt[_u(x)])
-        use[_u(x)] = u + hit
+        x = pid[unsigned(q)]
+        u = use[unsigned(x)]
+        hit = np.int64(u < hcnt[unsigned(x)])
+        use[unsigned(x)] = u + hit
         m += hit
-        seen[_u(x)] = 1
+        seen[unsigned(x)] = 1
     return m, k - s
 
 
@@ -384,7 +196,7 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, use
         hcnt[c] = 0
         seen[c] = 0
     for q in range(hs, hs + hl):
-        hcnt[_u(ids[_u(q)])] += 1
+        hcnt[unsigned(ids[unsigned(q)])] += 1
     for j in range(1, n_texts):
         for c in range(nv + 1):
             use[c] = 0
@@ -392,23 +204,23 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, use
         k = s
         m = 0
         for q in range(s, s + ulen[j]):
-            c = ids[_u(q)]
-            u = use[_u(c)]
-            hit = np.int64(u < hcnt[_u(c)])
-            use[_u(c)] = u + hit
+            c = ids[unsigned(q)]
+            u = use[unsigned(c)]
+            hit = np.int64(u < hcnt[unsigned(c)])
+            use[unsigned(c)] = u + hit
             m += hit
-            seen[_u(c)] = 1
-            pos[_u(k)] = q  # branch-free compaction: written always, kept if shared
-            pid[_u(k)] = c
+            seen[unsigned(c)] = 1
+            pos[unsigned(k)] = q  # branch-free compaction: written always, kept if shared
+            pid[unsigned(k)] = c
             k += c != 0
         npos[j] = k - s
         out[row0 + j - 1, col0 + 2] = m
     k = hs
     for q in range(hs, hs + hl):
-        c = ids[_u(q)]
-        pos[_u(k)] = q
-        pid[_u(k)] = c
-        k += seen[_u(c)]
+        c = ids[unsigned(q)]
+        pos[unsigned(k)] = q
+        pid[unsigned(k)] = c
+        k += seen[unsigned(c)]
     npos[0] = k - hs
     width = np.int64(nv + 1)  # unit ids are below this
     g_prev = np.int64(nv)  # ids of the previous order's n-grams are at most this
@@ -429,31 +241,31 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, use
         k = hs
         if dense_ok:
             for q in range(hs, hs + npos[0]):
-                p = pos[_u(q)]
+                p = pos[unsigned(q)]
                 if p + n > end:
                     break
-                key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
-                hkeys[_u(k - hs)] = key
+                key = pid[unsigned(q)] * width + ids[np.uint64(p + n - 1)]
+                hkeys[unsigned(k - hs)] = key
                 v = np.int64(dense[np.uint64(key)])
                 new = np.int64(v == 0)
                 g += new
                 x = v | (g & -new)  # v is 0 when new
                 dense[np.uint64(key)] = x
-                pos[_u(k)] = p
-                pid[_u(k)] = x
+                pos[unsigned(k)] = p
+                pid[unsigned(k)] = x
                 k += 1
             for q in range(hs, k):  # counted apart: no update whose address waits on the table's loads
-                hcnt[_u(pid[_u(q)])] += 1
+                hcnt[unsigned(pid[unsigned(q)])] += 1
         else:
             for q in range(hs, hs + npos[0]):
-                p = pos[_u(q)]
+                p = pos[unsigned(q)]
                 if p + n > end:
                     break
-                key = pid[_u(q)] * width + ids[np.uint64(p + n - 1)]
+                key = pid[unsigned(q)] * width + ids[np.uint64(p + n - 1)]
                 x, g = _hashed_id(key, True, g, stamp, shift, mask, hkey, hval)
                 hcnt[np.uint64(x)] += 1
-                pos[_u(k)] = p
-                pid[_u(k)] = x
+                pos[unsigned(k)] = p
+                pid[unsigned(k)] = x
                 k += 1
         n_h = k - hs
         # every reference's: look up, clip, keep the shared positions
@@ -472,16 +284,16 @@ def _orders(ids, ustart, ulen, n_texts, nv, max_order, pos, pid, npos, hcnt, use
         k = hs
         if dense_ok:
             for q in range(hs, hs + n_h):
-                dense[np.uint64(hkeys[_u(q - hs)])] = 0
-                x = pid[_u(q)]
-                pos[_u(k)] = pos[_u(q)]
-                pid[_u(k)] = x
+                dense[np.uint64(hkeys[unsigned(q - hs)])] = 0
+                x = pid[unsigned(q)]
+                pos[unsigned(k)] = pos[unsigned(q)]
+                pid[unsigned(k)] = x
                 k += seen[np.uint64(x)]
         else:
             for q in range(hs, hs + n_h):
-                x = pid[_u(q)]
-                pos[_u(k)] = pos[_u(q)]
-                pid[_u(k)] = x
+                x = pid[unsigned(q)]
+                pos[unsigned(k)] = pos[unsigned(q)]
+                pid[unsigned(k)] = x
                 k += seen[np.uint64(x)]
         npos[0] = k - hs
         g_prev = g
@@ -507,23 +319,23 @@ def _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep
         tstart[j] = t
         # pos/pid are free until the orders: the words' bounds go there
         if char_order == 0:
-            k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, 0, ws, punct, cb, ids, k, pos, pid,
+            k, t, nv, b = load(addrs[r], lens[r], widths[r], keep_space, words, 0, ws, punct, cb, ids, k, pos, pid,
                                 w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
         elif j == 0:
-            k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, 1, ws, punct, cb, ids, k, pos, pid,
+            k, t, nv, b = load(addrs[r], lens[r], widths[r], keep_space, words, 1, ws, punct, cb, ids, k, pos, pid,
                                 w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
         else:
-            k, t, nv, b = _load(addrs[r], lens[r], widths[r], keep_space, words, 2, ws, punct, cb, ids, k, pos, pid,
+            k, t, nv, b = load(addrs[r], lens[r], widths[r], keep_space, words, 2, ws, punct, cb, ids, k, pos, pid,
                                 w_h, w_p, tok_s, tok_e, tok_h, t, ctab, stamp, nv)
         bad |= b
         clen[j] = k - cstart[j]
         tlen[j] = t - tstart[j]
     if char_order > 0:
         stamp = _orders(ids, cstart, clen, n_texts, nv, char_order, pos, pid, npos, hcnt, use, seen, hkeys, dense,
-                        hkey, hval, _bits_for(clen[0]), stamp, out, row0, 0)
+                        hkey, hval, bits_for(clen[0]), stamp, out, row0, 0)
     if words:
         stamp += 1
-        bits = _bits_for(tlen[0])
+        bits = bits_for(tlen[0])
         mask = (1 << bits) - 1
         shift = np.uint64(64 - bits)
         g = 0
@@ -642,12 +454,12 @@ def pair_stats(addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, ke
             lo = bounds[c]
             hi = bounds[c + 1]
             for i in range(lo, hi):
-                if i + _AHEAD < hi:
-                    a = i + _AHEAD
+                if i + AHEAD < hi:
+                    a = i + AHEAD
                     prefetch(addrs[a])
                     for r in range(ref_ptr[a], ref_ptr[a + 1]):
                         prefetch(addrs[n_pairs + r])
-                if stamp > _STAMP_MAX:
+                if stamp > STAMP_MAX:
                     _reset(wc, wd, wv)
                     stamp = 0
                 stamp, b = _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep_space, ws,
