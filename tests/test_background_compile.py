@@ -400,10 +400,10 @@ def test_a_large_cold_rouge_call_takes_the_plain_route_and_starts_its_compiler(f
 
 
 def test_a_large_cold_bleu_call_takes_the_plain_route_and_starts_its_compiler(folder, monkeypatch, started):
-    from vecscore.bleu import api
+    from vecscore.bleu import scoring
     from vecscore.bleu.api import corpus_bleu
 
-    monkeypatch.setattr(api, "_compiled", _no_compiled_route)
+    monkeypatch.setattr(scoring, "compiled", _no_compiled_route)
     hyps, refs = _pairs(8_000)
     assert route.text_chars(hyps, refs) * route.COST["bleu"] > route.PLAIN_MAX_CHARS
     assert corpus_bleu(hyps, [refs], refs_layout="streams").score > 0

@@ -16,7 +16,6 @@ from tests.conftest import data_file
 from tests.reference.bleu_py import corpus_stats
 from vecscore import VecscoreError
 from vecscore.bleu.api import (
-    BLEU,
     BleuStats,
     TokenizedInputWarning,
     bleu_statistics,
@@ -26,6 +25,7 @@ from vecscore.bleu.api import (
     sentence_bleu_from_stats,
 )
 from vecscore.bleu.compiled import batch_stats, sparse_counts
+from vecscore.bleu.metric import BLEU
 from vecscore.engine.batch import build_batch
 from vecscore.text.sacrebleu_tokenizers import tokenize
 

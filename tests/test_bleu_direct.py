@@ -246,7 +246,7 @@ def test_cached_scorer_equals_sacrebleu_call_after_call(monkeypatch, tokenize):
     """``BLEU(references=[refs])`` on the per-pair kernel, references tokenized once: sacreBLEU's corpus and
     sentence scores for every call, with references that are empty, non-ASCII, rewritten by 13a's step 1,
     longer than 64 tokens or made of long (hashed) words, and hypotheses that are empty or whitespace."""
-    from vecscore.bleu.api import BLEU
+    from vecscore.bleu.metric import BLEU
 
     monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
     long_ref = " ".join(f"w{i % 37}." for i in range(150))

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import data_file
-from vecscore.bleu.api import BLEU, corpus_bleu, sentence_bleu
+from vecscore.bleu.api import corpus_bleu, sentence_bleu
+from vecscore.bleu.metric import BLEU
 
 sacrebleu = pytest.importorskip("sacrebleu")
 logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # sacreBLEU logs its " ." warning; we test ours elsewhere

@@ -26,7 +26,8 @@ LAYERS = [
     ("file formats, cluster recipes, building kernels", [
         "vecscore.io", "vecscore.integrations", "vecscore.warmup", "vecscore.aot_build", "vecscore.background_job"]),
     ("metric front doors", [
-        "vecscore.bleu", "vecscore.bleu.api", "vecscore.bleu.nltk", "vecscore.chrf", "vecscore.chrf.api",
+        "vecscore.bleu", "vecscore.bleu.api", "vecscore.bleu.metric", "vecscore.bleu.nltk", "vecscore.chrf",
+        "vecscore.chrf.api",
         "vecscore.ter", "vecscore.ter.api", "vecscore.rouge", "vecscore.rouge.api", "vecscore.rouge.scorer",
         "vecscore.rouge.weighted", "vecscore.rouge.rouge155", "vecscore.rouge.rouge155.api", "vecscore.coco",
         "vecscore.coco.api", "vecscore.coco.scorers", "vecscore.coco.evaluate", "vecscore.significance",

@@ -21,18 +21,19 @@ from hypothesis import strategies as st
 
 from tests.conftest import data_file, plain_budget
 from vecscore import VecscoreError, _jit, route
-from vecscore.bleu import api as bleu
+from vecscore.bleu import api as bleu_api
 from vecscore.bleu import formulas as bf
 from vecscore.bleu import nltk as bleu_nltk
 from vecscore.bleu import plain as plain_bleu
+from vecscore.bleu import scoring
 from vecscore.bleu.api import (
-    BLEU,
     bleu_statistics,
     corpus_bleu,
     corpus_bleu_from_stats,
     sentence_bleu,
     sentence_bleu_from_stats,
 )
+from vecscore.bleu.metric import BLEU
 from vecscore.bleu.nltk import NLTK_METHODS, nltk_corpus_bleu, nltk_sentence_bleu
 from vecscore.bleu.plain_formulas import KERNELS, plain_function
 from vecscore.text import sacrebleu_tokenizers
@@ -72,7 +73,7 @@ def run(name, fn, *args, **kw):
     with pytest.MonkeyPatch.context() as m:
         m.setenv("VECSCORE_ROUTE", name)
         if name == "plain":
-            m.setattr(bleu, "_compiled", _refuse)
+            m.setattr(scoring, "compiled", _refuse)
             m.setattr(bleu_nltk, "_compiled_stats", _refuse)
         return fn(*args, **kw)
 
@@ -103,7 +104,7 @@ def _both(fn, *args, **kw):
 
 def test_tokenizer_names_are_the_compiled_ones():
     assert plain_bleu.TOKENIZERS == sacrebleu_tokenizers.TOKENIZERS
-    assert bleu.TOKENIZERS == plain_bleu.TOKENIZERS + sacrebleu_tokenizers.LIBRARY_TOKENIZERS
+    assert bleu_api.TOKENIZERS == plain_bleu.TOKENIZERS + sacrebleu_tokenizers.LIBRARY_TOKENIZERS
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
@@ -295,7 +296,7 @@ def test_route_switches_at_plain_max_chars(wmt21, monkeypatch):
     size = sum(map(len, hyps)) + sum(map(len, flat))
     assert plain_bleu.text_size("text", hyps, flat) == route.text_chars(hyps, flat) == size
     monkeypatch.setenv("VECSCORE_ROUTE", "auto")
-    compiled_calls = _spy(monkeypatch, bleu, "_compiled")
+    compiled_calls = _spy(monkeypatch, scoring, "compiled")
     results = {}
     cost = route.COST["bleu"]
     for limit, expect_compiled in ((size * cost, 0), (size * cost - 1, 1), (sum(map(len, hyps)) * cost - 1, 1)):
@@ -322,11 +323,11 @@ def test_stats_only_scoring_switches_at_plain_max_chars(wmt21, monkeypatch):
     hyps, refs, _ = wmt21["en-ja"]
     stats = bleu_statistics(hyps, refs, tokenize="char")
     monkeypatch.setenv("VECSCORE_ROUTE", "auto")
-    rows = stats.n_pairs * bleu._ROW_CHARS
+    rows = stats.n_pairs * scoring.ROW_CHARS
     out = []
     for limit in (rows, rows - 1):
         plain_budget(monkeypatch, limit)
-        assert (bleu._stats_formulas(stats.n_pairs) is bleu.plain_formulas) == (limit == rows)
+        assert (scoring.stats_formulas(stats.n_pairs) is scoring.plain_formulas) == (limit == rows)
         out.append(sentence_bleu_from_stats(stats, smooth_method="floor"))
     assert _same_scores(*out)
 
@@ -400,8 +401,8 @@ def test_calls_take_the_compiled_route_once_it_is_warm(monkeypatch):
     take it too (its kernels are loaded), with the same numbers; other kinds still go by size."""
     monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
     calls = []
-    real = bleu._compiled
-    monkeypatch.setattr(bleu, "_compiled", lambda: calls.append(1) or real())
+    real = scoring.compiled
+    monkeypatch.setattr(scoring, "compiled", lambda: calls.append(1) or real())
     hyps, refs = ["the cat sat on the mat", "a dog"], ["the cat is on the mat", "a dog barked"]
     small = corpus_bleu(hyps, refs)
     assert calls == []  # cold: by size, the plain route
@@ -419,7 +420,7 @@ def test_many_small_calls_move_to_the_compiled_route_once_their_work_reaches_the
     """A loop of small calls, each under the plain route's budget: once their work together reaches it, they take
     the compiled route, with sacreBLEU's numbers throughout."""
     monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
-    calls = _spy(monkeypatch, bleu, "_compiled")
+    calls = _spy(monkeypatch, scoring, "compiled")
     hyps, refs = ["the cat sat on the mat"], [["the cat is on the mat"]]  # 43 characters, cost 2: 86
     plain_budget(monkeypatch, 200)
     scores = [corpus_bleu(hyps, refs).score for _ in range(4)]
@@ -432,8 +433,8 @@ def test_cached_references_switch_to_the_per_pair_kernel(monkeypatch):
     the plain route's budget, with the per-pair kernel over the stored references: sacreBLEU's numbers either way."""
     monkeypatch.delenv("VECSCORE_ROUTE", raising=False)
     calls = []
-    real = bleu._compiled
-    monkeypatch.setattr(bleu, "_compiled", lambda: calls.append(1) or real())
+    real = scoring.compiled
+    monkeypatch.setattr(scoring, "compiled", lambda: calls.append(1) or real())
     hyps = ["the cat sat on the mat", "a dog barked", "¡olé! x"]
     streams = [["the cat is on the mat", "a dog barked loudly", "olé x"], ["a cat sat", None, "x"]]
     oracle = sacrebleu.BLEU()

@@ -17,7 +17,7 @@ from vecscore.rouge.rouge155.api import perl_average, rouge155, rouge155_args
 
 _EXPORTS = {
     "RougeScorer": "vecscore.rouge.scorer",
-    "BLEU": "vecscore.bleu.api",
+    "BLEU": "vecscore.bleu.metric",
     "BLEUScore": "vecscore.bleu.api",
     "corpus_bleu": "vecscore.bleu.api",
     "sentence_bleu": "vecscore.bleu.api",
@@ -75,7 +75,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from vecscore.bleu.api import (
-        BLEU,
         BLEUScore,
         bleu_statistics,
         corpus_bleu,
@@ -83,6 +82,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         sentence_bleu,
         sentence_bleu_from_stats,
     )
+    from vecscore.bleu.metric import BLEU
     from vecscore.bleu.nltk import nltk_corpus_bleu, nltk_sentence_bleu
     from vecscore.bleu.stats import BleuStats
     from vecscore.chrf.api import CHRF, CHRFScore, chrf_statistics, corpus_chrf, sentence_chrf

@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from vecscore.bleu import formulas as bf
-from vecscore.bleu.api import corpus_result, sentence_result  # with the compiled formulas: numba is loaded
 from vecscore.bleu.options import TOKENIZERS, Options, warn_cjk, warn_tokenized
 from vecscore.bleu.scores import BLEUScore, BLEUScores
+from vecscore.bleu.scoring import corpus_result, sentence_result  # with the compiled formulas: numba is loaded
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index

@@ -74,7 +74,8 @@ def _rouge_weighted() -> None:
 
 
 def _bleu() -> None:
-    from vecscore.bleu.api import BLEU, corpus_bleu, sentence_bleu
+    from vecscore.bleu.api import corpus_bleu, sentence_bleu
+    from vecscore.bleu.metric import BLEU
     from vecscore.bleu.nltk import nltk_corpus_bleu, nltk_sentence_bleu
 
     streams = [[r[k] for r in _REFS] for k in range(2)]

@@ -43,6 +43,7 @@ def swap() -> None:
     import sacrebleu.metrics
 
     from vecscore.bleu import api as bleu
+    from vecscore.bleu.metric import BLEU
     from vecscore.chrf import api as chrf
     from vecscore.ter import api as ter
 
@@ -51,7 +52,7 @@ def swap() -> None:
         "corpus_chrf": chrf.corpus_chrf, "sentence_chrf": chrf.sentence_chrf,
         "corpus_ter": ter.corpus_ter, "sentence_ter": ter.sentence_ter,
     }
-    classes = {"BLEU": bleu.BLEU, "CHRF": chrf.CHRF, "TER": ter.TER}
+    classes = {"BLEU": BLEU, "CHRF": chrf.CHRF, "TER": ter.TER}
     for name, fn in functions.items():
         for module in (sacrebleu, sacrebleu.compat):
             setattr(module, name, _counted(fn))

@@ -114,7 +114,7 @@ class IntervalCollector:
 
         spec = self.spec
         if isinstance(spec, BleuSpec):
-            from vecscore.bleu.api import BLEU
+            from vecscore.bleu.metric import BLEU
 
             k = spec.order
             keys = ["bleu_sys_len", "bleu_ref_len", *(f"bleu_correct_{i + 1}" for i in range(k)),

@@ -312,7 +312,7 @@ def run_ter(args) -> int:
 
 
 def run_compare(args) -> int:
-    from vecscore.bleu.api import BLEU
+    from vecscore.bleu.metric import BLEU
     from vecscore.chrf.api import CHRF
     from vecscore.io.read import read_lines
     from vecscore.significance.paired import paired_bootstrap, paired_randomization

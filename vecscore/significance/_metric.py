@@ -52,7 +52,7 @@ def _sibling(metric, refs):
     """A metric with ``metric``'s options and ``refs`` cached (tokenized once for every system)."""
     from dataclasses import asdict
 
-    from vecscore.bleu.api import BLEU
+    from vecscore.bleu.metric import BLEU
     from vecscore.chrf.api import CHRF
     from vecscore.ter.api import TER
     if isinstance(metric, BLEU):
@@ -68,7 +68,7 @@ def _options_only(metric):
     """A metric with ``metric``'s options and no cached references."""
     from dataclasses import asdict
 
-    from vecscore.bleu.api import BLEU
+    from vecscore.bleu.metric import BLEU
     from vecscore.chrf.api import CHRF
 
     if isinstance(metric, BLEU):
@@ -261,7 +261,7 @@ def adapt(metric) -> MetricAdapter:
                                 "Bleu_4, ROUGE_L, CIDEr)")
     if isinstance(metric, (RougeMetric, CocoMetric)):
         return adapt_all([metric])[0]
-    from vecscore.bleu.api import BLEU
+    from vecscore.bleu.metric import BLEU
     from vecscore.chrf.api import CHRF
     from vecscore.ter.api import TER
 
