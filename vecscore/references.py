@@ -5,7 +5,7 @@ where each pair's start, in the layout the user gave (``per-example`` lists, sac
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, repeat
 from typing import Any
 
@@ -15,8 +15,8 @@ from vecscore.columns import TextColumn, column_refs, column_rows, interleaved
 from vecscore.errors import VecscoreError
 from vecscore.inputs import UNIT_NAME, all_exact_str, as_rows, exact_tokens, exact_unit, read_rows
 
-__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "read_refs", "read_pairs", "cached_mismatch",
-           "normalize_refs", "batch_rows"]
+__all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "read_refs", "read_constructor_refs",
+           "read_pairs", "cached_mismatch", "normalize_refs", "batch_rows"]
 
 #: the layouts of references: a list (or one ``str``) per hypothesis, or sacreBLEU's streams (``refs[k][i]``)
 REFS_LAYOUTS = ("per-example", "streams")
@@ -181,6 +181,19 @@ def read_refs(refs: Any, n_pairs: int | None, kind: str, refs_layout: str = "per
     read = _other_refs(entries, n_pairs, kind, refs_layout, what)
     read.kind = kind
     return read
+
+
+def read_constructor_refs(refs: Any, refs_layout: str, kind: str | Callable[[list], str]) -> Refs:
+    """References given to a metric's constructor (``BLEU(references=...)``, ``CHRF(references=...)``), before
+    any hypothesis: a sequence (for ``refs_layout="streams"`` a non-empty list of streams), read once by
+    :func:`read_refs`.  ``kind``: their input kind, or a function of the entries that decides it."""
+    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+        raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
+    entries = as_rows(refs, "references")
+    if refs_layout == "streams" and (not entries or isinstance(entries[0], (str, bytes))
+                                     or not hasattr(entries[0], "__len__")):
+        raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
+    return read_refs(entries, None, kind(entries) if callable(kind) else kind, refs_layout, "references")
 
 
 def read_pairs(hyps: Any, refs: Any, refs_layout: str = "per-example", *, hyps_name: str = "hyps",

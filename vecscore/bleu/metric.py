@@ -37,7 +37,7 @@ from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index
 from vecscore.inputs import as_rows, input_kind, read_rows
-from vecscore.references import Refs, cached_mismatch, check_layout, read_refs
+from vecscore.references import Refs, cached_mismatch, check_layout, read_constructor_refs, read_refs
 from vecscore.route import note_compiled, use_plain
 from vecscore.row_errors import unicode_errors
 from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, sacrebleu_keywords
@@ -121,16 +121,10 @@ class BLEU(SacreMetricMethods):
     def _cache_references(self, refs):
         """A :class:`vecscore.bleu.plain.RefTable` (plain route) or :class:`vecscore.bleu.direct.RefCache`."""
         if isinstance(refs, Refs):  # read already (vecscore.significance reads a test's references once)
-            read, kind = refs, refs.kind
+            read = refs
         else:
-            if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
-                raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
-            entries = as_rows(refs, "references")
-            if self.refs_layout == "streams" and (not entries or isinstance(entries[0], (str, bytes))
-                                                  or not hasattr(entries[0], "__len__")):
-                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
-            kind = _ref_kind(entries)
-            read = read_refs(entries, None, kind, self.refs_layout, "references")
+            read = read_constructor_refs(refs, self.refs_layout, _ref_kind)
+        kind = read.kind
         self._refs = read
         flat, ref_ptr = read.flat, read.ptr
         nrefs = np.diff(ref_ptr)

@@ -49,7 +49,7 @@ from vecscore.confidence import confidence_fields
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows
 from vecscore.parallel import accepts_workers
-from vecscore.references import Refs, cached_mismatch, check_layout, read_refs
+from vecscore.references import Refs, cached_mismatch, check_layout, read_constructor_refs, read_refs
 from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
@@ -260,13 +260,7 @@ class CHRF(SacreMetricMethods):
         if isinstance(refs, Refs):  # read already (vecscore.significance reads a test's references once)
             read = read_refs(refs, None, "text")
         else:
-            if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
-                raise VecscoreError("references must be a sequence (streams refs[k][i], or per-example refs[i])")
-            entries = as_rows(refs, "references")
-            if self.refs_layout == "streams" and (not entries or isinstance(entries[0], (str, bytes))
-                                                  or not hasattr(entries[0], "__len__")):
-                raise VecscoreError("references must be a non-empty list of reference streams (refs[k][i])")
-            read = read_refs(entries, None, "text", self.refs_layout, "references")
+            read = read_constructor_refs(refs, self.refs_layout, "text")
         if self.lowercase:
             read = read.replaced(list(map(str.lower, read.flat)))
         self._nrefs = nrefs_label(read.nrefs)
