@@ -20,11 +20,10 @@ from vecscore.errors import VecscoreError, VecscoreWarning, warn
 from vecscore.frames import row_index
 from vecscore.parallel import accepts_workers
 from vecscore.references import read_pairs
-from vecscore.rouge.fscore import check_weighting
-from vecscore.rouge.multiref import check_multi_ref, combine
+from vecscore.rouge.multiref import combine
 from vecscore.rouge.options import (
     DEFAULT_METRICS,
-    WLCS_MODES,
+    check_options,
     make_transform,
     parse_metric,
     rouge_signature,
@@ -35,7 +34,6 @@ from vecscore.rouge.results import RougeResult
 from vecscore.route import note_compiled
 from vecscore.row_errors import rows_named, unicode_errors
 from vecscore.text.sentences import SENTENCE_SPLITTERS
-from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["rouge", "parse_metric", "validate_metrics", "DEFAULT_METRICS"]
 
@@ -113,12 +111,7 @@ def rouge(
         metrics = [metrics]
     index = row_index(hyps)  # the caller's row labels, before the rows are read
     hyps, _, refs = read_pairs(hyps, refs, refs_layout)  # read once: exact str rows, references with ref_ptr
-    parsed = validate_metrics(metrics)
-    check_multi_ref(multi_ref)
-    check_weighting(alpha, beta)
-    resolve_tokenizer(tokenizer)
-    if wlcs not in WLCS_MODES:
-        raise VecscoreError(f"wlcs must be one of {WLCS_MODES}, not {wlcs!r}")
+    parsed = check_options(metrics, multi_ref, alpha, beta, tokenizer, wlcs)
     kinds = {k for k, _ in parsed}
     need_sentences = "Lsum" in kinds or ("W" in kinds and wlcs == "rouge155")
     if need_sentences:

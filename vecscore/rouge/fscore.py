@@ -18,12 +18,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vecscore.errors import VecscoreError
-
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["safe_ratio", "f_measure", "check_weighting"]
+__all__ = ["safe_ratio", "f_measure"]
 
 
 def safe_ratio(num, den) -> np.ndarray:
@@ -31,15 +29,6 @@ def safe_ratio(num, den) -> np.ndarray:
     num = np.asarray(num, dtype=np.float64)
     den = np.maximum(np.asarray(den, dtype=np.float64), 1.0)
     return num / den
-
-
-def check_weighting(alpha, beta) -> None:
-    if alpha is not None and beta is not None:
-        raise VecscoreError("give alpha or beta, not both")
-    if alpha is not None and not (0.0 <= float(alpha) <= 1.0):
-        raise VecscoreError(f"alpha must be in [0, 1], got {alpha}")
-    if beta is not None and not float(beta) >= 0.0:
-        raise VecscoreError(f"beta must be >= 0, got {beta}")
 
 
 def f_measure(p: npt.ArrayLike, r: npt.ArrayLike, alpha=None, beta=None) -> np.ndarray:

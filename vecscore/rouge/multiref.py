@@ -19,20 +19,12 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import loaded_or_plain
-from vecscore.errors import VecscoreError
 from vecscore.kernels.segments import segment_argmax, segment_argmax_excluding
+from vecscore.rouge.options import MULTI_REF, check_multi_ref
 from vecscore.rouge.results import Score
 from vecscore.rouge.stats import RougeStats
 
 __all__ = ["MULTI_REF", "check_multi_ref", "combine"]
-
-MULTI_REF = ("best", "best-recall", "pooled", "mean", "jackknife")
-
-
-def check_multi_ref(multi_ref: str) -> None:
-    if multi_ref not in MULTI_REF:
-        raise VecscoreError(f"multi_ref must be one of {', '.join(MULTI_REF)}; got {multi_ref!r}")
-
 
 def combine(hits, hyp_count, ref_count, ref_ptr, multi_ref="best", alpha=None, beta=None,
             exponent=None) -> tuple[Score, RougeStats | None]:

@@ -12,11 +12,15 @@ from vecscore._version import __version__
 from vecscore.errors import VecscoreError
 from vecscore.text.stemming import get_stemmer
 from vecscore.text.stopwords import stopword_set, stopwords_label
+from vecscore.text.tokenizers import resolve_tokenizer
 
-__all__ = ["DEFAULT_METRICS", "WLCS_MODES", "parse_metric", "validate_metrics", "make_transform", "rouge_signature"]
+__all__ = ["DEFAULT_METRICS", "MULTI_REF", "WLCS_MODES", "check_multi_ref", "check_options", "check_weighting",
+           "parse_metric", "validate_metrics", "make_transform", "rouge_signature"]
 
 DEFAULT_METRICS = ("rouge1", "rouge2", "rougeL")
 WLCS_MODES = ("rouge155", "textbook")
+#: ``multi_ref``: how a pair's references combine (:func:`vecscore.rouge.multiref.combine`)
+MULTI_REF = ("best", "best-recall", "pooled", "mean", "jackknife")
 _ROUGE_N = re.compile(r"rouge([1-9][0-9]*)$")
 _ROUGE_W = re.compile(r"rougeW(?:-([0-9]+(?:\.[0-9]+)?))?$")
 _VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
@@ -46,6 +50,32 @@ def validate_metrics(metrics: str | Sequence[str]) -> list:
     if len(metrics) == 0:
         raise VecscoreError("metrics is empty; name at least one, e.g. ['rouge1', 'rouge2']")
     return [parse_metric(m) for m in metrics]
+
+
+def check_multi_ref(multi_ref: str) -> None:
+    if multi_ref not in MULTI_REF:
+        raise VecscoreError(f"multi_ref must be one of {', '.join(MULTI_REF)}; got {multi_ref!r}")
+
+
+def check_weighting(alpha, beta) -> None:
+    if alpha is not None and beta is not None:
+        raise VecscoreError("give alpha or beta, not both")
+    if alpha is not None and not (0.0 <= float(alpha) <= 1.0):
+        raise VecscoreError(f"alpha must be in [0, 1], got {alpha}")
+    if beta is not None and not float(beta) >= 0.0:
+        raise VecscoreError(f"beta must be >= 0, got {beta}")
+
+
+def check_options(metrics, multi_ref: str, alpha, beta, tokenizer, wlcs: str = "rouge155") -> list:
+    """The parsed metrics (:func:`validate_metrics`), after checking a call's other options: ``multi_ref``,
+    the F weighting, the tokenizer and ``wlcs``."""
+    parsed = validate_metrics(metrics)
+    check_multi_ref(multi_ref)
+    check_weighting(alpha, beta)
+    resolve_tokenizer(tokenizer)
+    if wlcs not in WLCS_MODES:
+        raise VecscoreError(f"wlcs must be one of {WLCS_MODES}, not {wlcs!r}")
+    return parsed
 
 
 def make_transform(tokenizer, stemmer, stopwords):

@@ -25,14 +25,12 @@ import numpy as np
 from vecscore.engine.batch import build_batch
 from vecscore.errors import VecscoreError
 from vecscore.rouge.compiled import metric_stats
-from vecscore.rouge.fscore import check_weighting
-from vecscore.rouge.multiref import check_multi_ref, combine
-from vecscore.rouge.options import WLCS_MODES, make_transform, rouge_signature, validate_metrics
+from vecscore.rouge.multiref import combine
+from vecscore.rouge.options import check_options, make_transform, rouge_signature
 from vecscore.rouge.results import RougeResult, Score
 from vecscore.rouge.splitting import split_sentences
 from vecscore.rouge.stats import RougeStats
 from vecscore.text.sentences import SENTENCE_SPLITTERS
-from vecscore.text.tokenizers import resolve_tokenizer
 
 __all__ = ["BLOCK_PAIRS", "shared_rouge"]
 
@@ -62,12 +60,7 @@ def shared_rouge(
     """
     if isinstance(metrics, str):
         metrics = [metrics]
-    parsed = validate_metrics(metrics)
-    check_multi_ref(multi_ref)
-    check_weighting(alpha, beta)
-    resolve_tokenizer(tokenizer)
-    if wlcs not in WLCS_MODES:
-        raise VecscoreError(f"wlcs must be one of {WLCS_MODES}, not {wlcs!r}")
+    parsed = check_options(metrics, multi_ref, alpha, beta, tokenizer, wlcs)
     if sentence_splitter not in SENTENCE_SPLITTERS:
         raise VecscoreError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, not {sentence_splitter!r}")
     kinds = {k for k, _ in parsed}

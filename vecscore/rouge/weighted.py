@@ -39,9 +39,8 @@ from vecscore.frames import row_index
 from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
 from vecscore.parallel import accepts_workers
 from vecscore.references import read_pairs
-from vecscore.rouge.fscore import check_weighting
-from vecscore.rouge.multiref import check_multi_ref, combine
-from vecscore.rouge.options import make_transform
+from vecscore.rouge.multiref import combine
+from vecscore.rouge.options import check_multi_ref, check_weighting, make_transform
 from vecscore.rouge.results import RougeResult
 from vecscore.row_errors import check_unicode, rows_named
 from vecscore.text.tokenizers import resolve_tokenizer
