@@ -8,7 +8,7 @@ pair's references (pair ``i``'s are rows ``n_pairs + ref_ptr[i] .. n_pairs + ref
 Lowercasing, when asked for, was done in Python.  The kernels read exactly
 those ``lens[t] * widths[t]`` bytes of a row, never past them; the caller
 keeps the strings (or the encoded buffer) alive for the call
-(:func:`vecscore.chrf.stats.text_rows`; ``VECSCORE_FAST_PATH=0`` encodes
+(:func:`vecscore.engine.code_points.text_rows`; ``VECSCORE_FAST_PATH=0`` encodes
 every text instead of reading strings in place).
 
 :func:`pair_stats` runs over the pairs in a ``prange`` loop whose threads
@@ -64,10 +64,10 @@ from vecscore.kernels.chrf_text import (
     GOLD,
     LOW32,
     STAMP_MAX,
-    bits_for,
     load,
     unsigned,
 )
+from vecscore.kernels.ngrams import table_bits
 from vecscore.kernels.swar import borrow, claim, prefetch
 
 __all__ = ["pair_stats", "f_score"]
@@ -332,10 +332,10 @@ def _pair(i, addrs, lens, widths, n_pairs, ref_ptr, char_order, word_order, keep
         tlen[j] = t - tstart[j]
     if char_order > 0:
         stamp = _orders(ids, cstart, clen, n_texts, nv, char_order, pos, pid, npos, hcnt, use, seen, hkeys, dense,
-                        hkey, hval, bits_for(clen[0]), stamp, out, row0, 0)
+                        hkey, hval, table_bits(clen[0]), stamp, out, row0, 0)
     if words:
         stamp += 1
-        bits = bits_for(tlen[0])
+        bits = table_bits(tlen[0])
         mask = (1 << bits) - 1
         shift = np.uint64(64 - bits)
         g = 0

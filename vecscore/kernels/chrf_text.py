@@ -9,9 +9,10 @@ import numpy as np
 
 from vecscore._jit import jit
 from vecscore.kernels.in_place import code_point
+from vecscore.kernels.ngrams import table_bits
 from vecscore.kernels.swar import text_at
 
-__all__ = ["AHEAD", "CODE_POINTS", "DENSE", "DENSE_DTYPE", "GOLD", "HYP_ROWS", "LOW32", "STAMP_MAX", "bits_for",
+__all__ = ["AHEAD", "CODE_POINTS", "DENSE", "DENSE_DTYPE", "GOLD", "HYP_ROWS", "LOW32", "STAMP_MAX",
            "load", "table_size", "unsigned"]
 
 GOLD = np.uint64(0x9E3779B97F4A7C15)
@@ -52,16 +53,7 @@ def punctuation_table() -> np.ndarray:
 
 def table_size(n: int) -> int:
     """The hash tables' slots for texts of up to ``n`` units: a power of two of at least ``2 * n`` (16 at least)."""
-    return 1 << bits_for(n)
-
-
-@jit
-def bits_for(n):
-    """log2 of a power-of-two table size of at least ``2 * n`` (at least 16 slots)."""
-    bits = 4
-    while (1 << bits) < 2 * n:
-        bits += 1
-    return bits
+    return 1 << table_bits(n)
 
 
 @jit(inline=True)

@@ -72,6 +72,7 @@ def table_slot(key, shift):
 
 @jit
 def table_bits(n):
+    """log2 of a power-of-two hash table size of at least ``2 * n`` slots (at least 16)."""
     bits = 4
     while (1 << bits) < 2 * n:
         bits += 1
