@@ -48,7 +48,8 @@ import numpy as np
 from vecscore.columns import TextColumn, column_rows
 from vecscore.errors import VecscoreError
 
-__all__ = ["as_rows", "read_rows", "all_exact_str", "exact_text", "exact_units", "input_kind", "check_units"]
+__all__ = ["as_rows", "read_rows", "all_exact_str", "exact_text", "exact_units", "input_kind", "check_units",
+           "check_token_rows"]
 
 
 def as_rows(rows: Any, what: str) -> Any:
@@ -133,6 +134,18 @@ def exact_tokens(x: Any) -> list | tuple | None:
                 return None
             toks[j] = str.__str__(t)
     return toks
+
+
+def check_token_rows(rows, what: str) -> None:
+    """The first row that is not a list of ``str``, named in the error (``what``: "hyps" or "references")."""
+    for i, row in enumerate(rows):
+        if not isinstance(row, (list, tuple)):
+            raise VecscoreError(f"{what}[{i}] is {type(row).__name__}, not a list of str tokens; every row must be "
+                                "a list of str (as the other rows)")
+        bad = next((t for t in row if not isinstance(t, str)), None)
+        if bad is not None:
+            raise VecscoreError(f"{what}[{i}] holds the token {bad!r:.40} ({type(bad).__name__}); tokens must be "
+                                "str (convert them, e.g. [str(t) for t in tokens])")
 
 
 def exact_units(rows: list, kind: str, what: str) -> list:

@@ -40,7 +40,7 @@ from vecscore.bleu.scoring import corpus_result, sentence_result  # with the com
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index
-from vecscore.inputs import all_exact_str, as_rows, exact_units, input_kind
+from vecscore.inputs import all_exact_str, as_rows, check_token_rows, exact_units, input_kind
 from vecscore.rouge.results import RougeResult
 
 __all__ = ["SharedReferences"]
@@ -73,14 +73,7 @@ def _exact_rows(rows: list, kind: str, what: str) -> list:
     elif kind == "tokens":
         if set(map(type, rows)) <= {list, tuple} and all_exact_str(chain.from_iterable(rows)):
             return rows
-        for i, row in enumerate(rows):
-            if not isinstance(row, (list, tuple)):
-                raise VecscoreError(f"{what}[{i}] is {type(row).__name__}, not a list of str tokens; every row must "
-                                    "be a list of str (as the other rows)")
-            token = next((t for t in row if not isinstance(t, str)), None)
-            if token is not None:
-                raise VecscoreError(f"{what}[{i}] holds the token {token!r:.40} ({type(token).__name__}); tokens "
-                                    "must be str (convert them, e.g. [str(t) for t in tokens])")
+        check_token_rows(rows, what)
     return exact_units(rows, kind, what)
 
 

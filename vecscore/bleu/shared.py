@@ -28,6 +28,7 @@ import numpy as np
 
 from vecscore.bleu.stats import BleuStats, check_brevity_penalty
 from vecscore.errors import VecscoreError
+from vecscore.inputs import check_token_rows
 from vecscore.kernels.intern import IDENTITY, hash_spans
 from vecscore.kernels.shared_ngrams import build_table, lookup_tokens, shared_counts, vocab_table
 from vecscore.kernels.tokenize import nul_offsets
@@ -49,18 +50,6 @@ def _encode(joined: str, what: str) -> np.ndarray:
         raise VecscoreError(f"{what} contain a lone surrogate code point; clean or re-decode them") from None
 
 
-def _check_token_rows(rows, what: str) -> None:
-    """The first row that is not a list of ``str``, named in the error (``what``: "hyps" or "references")."""
-    for i, row in enumerate(rows):
-        if not isinstance(row, (list, tuple)):
-            raise VecscoreError(f"{what}[{i}] is {type(row).__name__}, not a list of str tokens; every row must be "
-                                "a list of str (as the other rows)")
-        bad = next((t for t in row if not isinstance(t, str)), None)
-        if bad is not None:
-            raise VecscoreError(f"{what}[{i}] holds the token {bad!r:.40} ({type(bad).__name__}); tokens must be "
-                                "str (convert them, e.g. [str(t) for t in tokens])")
-
-
 def token_list_spans(rows, what: str = "hyps") -> TokenSpans:
     """:class:`TokenSpans` of token lists without a Python loop over tokens.
 
@@ -69,7 +58,7 @@ def token_list_spans(rows, what: str = "hyps") -> TokenSpans:
     token (:func:`vecscore.text.tokenizers.spans_from_token_lists`).
     """
     if not set(map(type, rows)) <= {list, tuple}:
-        _check_token_rows(rows, what)
+        check_token_rows(rows, what)
     lens = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
     tok_offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(lens, out=tok_offsets[1:])
@@ -77,7 +66,7 @@ def token_list_spans(rows, what: str = "hyps") -> TokenSpans:
     try:
         joined = "\x00".join(chain.from_iterable(rows))
     except TypeError:
-        _check_token_rows(rows, what)
+        check_token_rows(rows, what)
         raise
     buf = _encode(joined, what)
     if n_tok == 0:
