@@ -112,12 +112,8 @@ def preferred(value: str) -> Iterator[None]:
     """
     if value not in ROUTES:
         raise VecscoreError(f"route must be one of {', '.join(ROUTES)}, not {value!r}")
-    previous = getattr(_preferred, "value", "auto")
-    _preferred.value = value
-    try:
+    with _scoped(_preferred, value, "auto"):
         yield
-    finally:
-        _preferred.value = previous
 
 
 def _length(x) -> int:
@@ -133,14 +129,19 @@ def _size_cap() -> int:
     return max(PLAIN_MAX_CHARS, getattr(_cap, "value", 0))
 
 
+def _counting_to(cap: int):
+    return _scoped(_cap, cap, 0)
+
+
 @contextmanager
-def _counting_to(cap: int) -> Iterator[None]:
-    previous = getattr(_cap, "value", 0)
-    _cap.value = cap
+def _scoped(local: threading.local, value, default) -> Iterator[None]:
+    """``local.value`` is ``value`` within the block (this thread), then what it was (``default``: unset)."""
+    previous = getattr(local, "value", default)
+    local.value = value
     try:
         yield
     finally:
-        _cap.value = previous
+        local.value = previous
 
 
 def capped_sum(lengths) -> int:

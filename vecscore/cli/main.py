@@ -204,6 +204,18 @@ def score_rows(spec, rows, stats: bool) -> ScoreChunk:
     return ScoreChunk(rows.start, len(rows), columns, st if stats else {}, sig)
 
 
+def _scored_chunks(rows_iter, spec, need_stats: bool, acc, intervals, bar):
+    """``(rows, chunk)`` of every chunk of input, scored, added to the corpus sums (and the bootstrap's
+    collector) and counted on the progress bar."""
+    for rows in rows_iter:
+        chunk = score_rows(spec, rows, need_stats)
+        acc.add(chunk)
+        if intervals is not None:
+            intervals.add(chunk)
+        bar.update(len(rows))
+        yield rows, chunk
+
+
 def _per_pair_format(args, default: str) -> str:
     fmt = output_format(args.output, args.format, default)
     if args.per_pair and fmt == "json":
@@ -234,30 +246,22 @@ def run_scoring(args, spec, *, keep=None, conditions=None, any_of=False) -> int:
     bar = progress_bar(total, quiet=args.quiet, desc="filtering" if conditions else "scoring")
     try:
         with numba_threads(args.workers):
+            scored = _scored_chunks(rows_iter, spec, need_stats, acc, intervals, bar)
             if per_pair:
                 with atomic_output(args.output) as stream:
                     writer = make_writer(fmt, stream, stats=args.stats)
                     try:
-                        for rows in rows_iter:
-                            chunk = score_rows(spec, rows, need_stats)
-                            acc.add(chunk)
-                            if intervals is not None:
-                                intervals.add(chunk)
+                        for rows, chunk in scored:
                             mask = apply_conditions(conditions, chunk.columns, any_of=any_of) if conditions else None
                             kept += len(rows) if mask is None else int(mask.sum())
                             writer.write(rows, chunk, mask)
-                            bar.update(len(rows))
                     except BaseException:
                         writer.abort()
                         raise
                     writer.close()
             else:
-                for rows in rows_iter:
-                    chunk = score_rows(spec, rows, need_stats)
-                    acc.add(chunk)
-                    if intervals is not None:
-                        intervals.add(chunk)
-                    bar.update(len(rows))
+                for _ in scored:
+                    pass
     finally:
         bar.close()
     if conditions and not args.quiet and args.output != "-":
