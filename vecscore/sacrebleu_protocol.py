@@ -135,6 +135,24 @@ class SacreMetricMethods:
     def _make_sacre_adapter(self):  # pragma: no cover - every metric defines its own
         raise NotImplementedError
 
+    #: the type of :meth:`get_signature`'s result
+    _signature_type: type = Signature
+
+    def get_signature(self, short: bool = False) -> Signature:
+        """sacreBLEU's signature (``nrefs`` is known once references were seen): a ``str`` of the long form
+        (or the short one with ``short=True``), with sacreBLEU's ``Signature`` methods (``format(short)``,
+        ``update(key, value)``); after ``corpus_score(n_bootstrap=N)`` it also says ``bs:N|seed:S``."""
+        nrefs = getattr(self, "_nrefs", None)
+        if nrefs is None:
+            raise VecscoreError("number of references unknown: score something first (or cache references)")
+        forms = [self._opts.signature(nrefs, short=x) for x in (False, True)]  # type: ignore[attr-defined]
+        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
+        if resampled is not None:
+            from vecscore.significance.estimate import resampling_signature
+
+            forms = [resampling_signature(x, bs=resampled[0], seed=resampled[1]) for x in forms]
+        return self._signature_type(forms[1], forms[1]) if short else self._signature_type(*forms)
+
     def _extract_corpus_statistics(self, hypotheses: Sequence[str], references: Any) -> np.ndarray:
         """Per-pair statistics, ``(N, S)``, in sacreBLEU's layout (``references=None``: the cached ones)."""
         self._check_corpus_score_args(hypotheses, references)

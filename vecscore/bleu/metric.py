@@ -40,7 +40,7 @@ from vecscore.inputs import as_rows, input_kind, read_rows
 from vecscore.references import Refs, cached_mismatch, check_layout, read_constructor_refs, read_refs
 from vecscore.route import note_compiled, use_plain
 from vecscore.row_errors import unicode_errors
-from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, sacrebleu_keywords
+from vecscore.sacrebleu_protocol import SacreMetricMethods, sacrebleu_keywords
 
 __all__ = ["BLEU"]
 
@@ -306,21 +306,6 @@ class BLEU(SacreMetricMethods):
                                      o.effective_order, k)
 
         return RowScore(score, full)
-
-    def get_signature(self, short: bool = False) -> Signature:
-        """sacreBLEU's signature (``nrefs`` is known once references were seen): a ``str`` of the long form
-        (or the short one with ``short=True``), with sacreBLEU's ``Signature`` methods (``format(short)``,
-        ``update(key, value)``)."""
-        if self._nrefs is None:
-            raise VecscoreError("number of references unknown: score something (or cache references) first")
-        forms = [self._opts.signature(self._nrefs, short=x) for x in (False, True)]
-        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
-        if resampled is not None:
-            from vecscore.significance.estimate import resampling_signature
-
-            forms = [resampling_signature(x, bs=resampled[0], seed=resampled[1]) for x in forms]
-        sig = Signature(*forms)
-        return Signature(forms[1], forms[1]) if short else sig
 
     def __repr__(self) -> str:
         o = self._opts
