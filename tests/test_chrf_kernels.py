@@ -19,9 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.test_chrf import ODD, SacreCHRF
+from vecscore.chrf import compiled as chrf_compiled
 from vecscore.chrf import formulas
 from vecscore.chrf import plain as plain_chrf
 from vecscore.chrf import stats as chrf_stats
+from vecscore.engine.code_points import text_rows
 from vecscore.errors import VecscoreError
 from vecscore.parallel import numba_threads
 
@@ -53,7 +55,7 @@ def test_kernel_matches_plain_twin_random(seed):
         a = plain_chrf.pair_stats(texts, n, ref_ptr, char_order, word_order, keep)
         for threads in (1, 2):
             with numba_threads(threads):
-                b = chrf_stats.compiled_rows(texts, n, ref_ptr, opts)
+                b = chrf_compiled.compiled_rows(texts, n, ref_ptr, opts)
             assert np.array_equal(a, b), (char_order, word_order, keep, threads)
 
 
@@ -61,7 +63,7 @@ _NO_JIT_SCRIPT = """
 import random, warnings
 import numpy as np
 warnings.simplefilter("ignore", RuntimeWarning)  # uint64 hashing wraps on purpose (silently in numba)
-from vecscore.chrf import plain, stats
+from vecscore.chrf import compiled, plain, stats
 rng = random.Random(5)
 alphabet = list("ab c.!,(") + ["\u65e5", "\u00a0", "\U0001f600"] + [chr(0x4E00 + i) for i in range(70)]
 def text():
@@ -72,7 +74,7 @@ texts = hyps + [r for rs in refs for r in rs]
 ptr = np.concatenate([[0], np.cumsum([len(r) for r in refs])]).astype(np.int64)
 for co, wo, keep in ((6, 2, False), (2, 3, True)):
     opts = stats.Options(char_order=co, word_order=wo, whitespace=keep)
-    assert (stats.compiled_rows(texts, 40, ptr, opts) == plain.pair_stats(texts, 40, ptr, co, wo, keep)).all()
+    assert (compiled.compiled_rows(texts, 40, ptr, opts) == plain.pair_stats(texts, 40, ptr, co, wo, keep)).all()
 print("ok")
 """
 
@@ -92,7 +94,7 @@ def test_kernel_python_bodies_match_plain_twin():
 
 
 def _units_of(rows, t, keep, words=True):
-    """The kernel's characters and tokens of row ``t`` of ``rows`` (:func:`vecscore.chrf.stats.text_rows`)."""
+    """The kernel's characters and tokens of row ``t`` of ``rows`` (:func:`vecscore.engine.code_points.text_rows`)."""
     from vecscore.kernels import chrf_text as k
 
     n = int(rows.lens[t])
@@ -127,7 +129,7 @@ def test_text_units_match_plain_units(fast, monkeypatch):
         monkeypatch.setattr(in_place, "_layout", lambda: None)
     rng = random.Random(11)
     texts = [_random_text(rng) for _ in range(500)] + ODD_WIDE
-    rows = chrf_stats.text_rows(texts)
+    rows = text_rows(texts)
     if not fast or in_place.str_rows(["a"]) is None:
         assert set(np.unique(rows.widths).tolist()) == {4}  # every text encoded to UTF-32
     elif hasattr(in_place.TextRows, "widths"):
@@ -149,9 +151,9 @@ def test_lone_surrogate_found_in_place():
     texts = ["ok", "a\ud800b", "\U0001f600\udfff", "fine \u00e9"]
     if in_place.str_rows(["a"]) is None:  # VECSCORE_FAST_PATH=0: the texts are encoded, and the encoder refuses it
         with pytest.raises(UnicodeError):
-            chrf_stats.text_rows(texts)
+            text_rows(texts)
     else:
-        rows = chrf_stats.text_rows(texts)
+        rows = text_rows(texts)
         assert [_units_of(rows, t, False)[3] for t in range(len(texts))] == [0, 1, 1, 0]
     for hyps, refs, name in ((texts[:2], [["x", "y"]], r"hyps\[1\]"), (["a", "b"], [texts[2:]], r"refs\[0\]\[0\]")):
         with pytest.raises(VecscoreError, match=name + ".*surrogate"):
@@ -189,7 +191,7 @@ def test_kernel_statistics_and_scores_property(pairs, char_order, word_order, ke
     ref_ptr = np.concatenate([[0], np.cumsum([len(rs) for _, rs in pairs])]).astype(np.int64)
     opts = chrf_stats.Options(char_order=char_order, word_order=word_order, beta=beta, whitespace=keep,
                               eps_smoothing=eps)
-    rows, best, scores = chrf_stats.compiled_statistics(texts, len(hyps), ref_ptr, opts)
+    rows, best, scores = chrf_compiled.compiled_statistics(texts, len(hyps), ref_ptr, opts)
     assert np.array_equal(rows, plain_chrf.pair_stats(texts, len(hyps), ref_ptr, char_order, word_order, keep))
     want_best, want_scores = formulas.best_rows(rows, ref_ptr, beta, eps)
     assert np.array_equal(best, want_best)
@@ -231,5 +233,5 @@ def test_directly_indexed_and_hashed_orders_interleaved():
         want = np.array(SacreCHRF(word_order=word_order)._extract_corpus_statistics(hyps, [refs]))
         opts = chrf_stats.Options(word_order=word_order)
         with numba_threads(1):
-            got = chrf_stats.compiled_rows(hyps + refs, len(hyps), np.arange(len(hyps) + 1), opts)
+            got = chrf_compiled.compiled_rows(hyps + refs, len(hyps), np.arange(len(hyps) + 1), opts)
         assert np.array_equal(got, want), word_order

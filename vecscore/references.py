@@ -13,10 +13,10 @@ import numpy as np
 
 from vecscore.columns import TextColumn, column_refs, column_rows, interleaved
 from vecscore.errors import VecscoreError
-from vecscore.inputs import UNIT_NAME, all_exact_str, as_rows, exact_tokens, exact_unit, read_rows
+from vecscore.inputs import UNIT_NAME, all_exact_str, as_rows, exact_tokens, exact_unit, exact_units, read_rows
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "read_refs", "read_constructor_refs",
-           "read_pairs", "cached_mismatch", "normalize_refs", "batch_rows"]
+           "read_pairs", "read_texts", "text_hyps", "cached_mismatch", "normalize_refs", "batch_rows"]
 
 #: the layouts of references: a list (or one ``str``) per hypothesis, or sacreBLEU's streams (``refs[k][i]``)
 REFS_LAYOUTS = ("per-example", "streams")
@@ -67,6 +67,11 @@ class Refs(Sequence):
     @property
     def nrefs(self) -> np.ndarray:
         return np.diff(self.ptr)
+
+    def nrefs_label(self) -> int | str:
+        """References per pair as sacreBLEU's signature prints them: an int, or ``"var"`` when they differ."""
+        counts = np.unique(self.nrefs)
+        return 0 if counts.size == 0 else int(counts[0]) if counts.size == 1 else "var"
 
     @property
     def one_each(self) -> bool:
@@ -202,6 +207,22 @@ def read_pairs(hyps: Any, refs: Any, refs_layout: str = "per-example", *, hyps_n
     each read once."""
     rows, kind = read_rows(hyps, hyps_name)
     return rows, kind, read_refs(refs, len(rows), kind, refs_layout, refs_name)
+
+
+def text_hyps(hyps: Any, metric: str) -> list:
+    """The hypotheses of a metric that tokenizes text itself (chrF, TER), read once: exact ``str``
+    (:func:`vecscore.inputs.exact_units`), or a string column as it is."""
+    rows = as_rows(hyps, "hyps")
+    if len(rows) and not isinstance(rows[0], str):
+        raise VecscoreError(f"{metric} scores texts: hyps[0] is {type(rows[0]).__name__}; pass the texts (a list of "
+                            f"str), which {metric} tokenizes itself")
+    return exact_units(rows, "text", "hyps")
+
+
+def read_texts(hyps: Any, refs: Any, refs_layout: str, metric: str, refs_name: str = "refs") -> tuple[list, Refs]:
+    """``(hyps, refs)`` of a metric that tokenizes text itself: :func:`text_hyps` and :func:`read_refs`."""
+    rows = text_hyps(hyps, metric)
+    return rows, read_refs(refs, len(rows), "text", refs_layout, refs_name)
 
 
 def _any(single) -> bool:

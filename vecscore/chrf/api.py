@@ -30,26 +30,18 @@ silently truncated.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import numpy as np
 
-from vecscore._version import __version__
 from vecscore.chrf import formulas
-from vecscore.chrf.stats import (
-    ChrfBatch,
-    Options,
-    nrefs_label,
-    read_batch,
-    read_hyps,
-    statistics,
-)
-from vecscore.confidence import confidence_fields
+from vecscore.chrf.options import Options
+from vecscore.chrf.stats import ChrfBatch, batch_of, read_batch, statistics
+from vecscore.confidence import score_format
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows
 from vecscore.parallel import accepts_workers
-from vecscore.references import Refs, cached_mismatch, check_layout, read_constructor_refs, read_refs
+from vecscore.references import Refs, cached_mismatch, check_layout, read_constructor_refs, read_refs, text_hyps
 from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
 
 __all__ = ["CHRF", "CHRFScore", "CHRFSignature", "chrf_statistics", "corpus_chrf", "sentence_chrf"]
@@ -78,20 +70,7 @@ class CHRFScore:
                is_json: bool = False) -> str:
         """sacreBLEU's ``Score.format``: ``chrF2 = 59.54`` (``signature=True``: this score's signature)."""
         sig = self.signature if signature is True else (signature or "")
-        sc = f"{self.score:.{width}f}"
-        conf = confidence_fields(self._mean, self._ci, width)
-        if conf:
-            sc += f" ({conf['confidence']})"
-        if score_only:
-            return sc
-        if is_json:
-            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig, **conf}
-            for item in filter(None, sig.split("|")):
-                key, value = item.split(":", 1)
-                d[key] = value
-            return json.dumps(d, indent=1, ensure_ascii=False)
-        head = f"{self.name}|{sig}" if sig else self.name
-        return f"{head} = {sc}"
+        return score_format(self.name, self.score, sig, width, score_only, is_json, self._mean, self._ci)
 
     def __repr__(self) -> str:
         return self.format()
@@ -118,15 +97,6 @@ class CHRFSignature(Signature):
 
     (A ``str``, so code written for vecscore's ``BLEU.get_signature`` works too.)
     """
-
-
-def _signature(opts: Options, nrefs, short: bool = False) -> str:
-    """sacreBLEU's ``CHRFSignature`` format, with vecscore's version."""
-    items = [("nrefs", "#", nrefs), ("case", "c", "lc" if opts.lowercase else "mixed"),
-             ("eff", "e", "no" if opts.eps_smoothing else "yes"), ("nc", "nc", opts.char_order),
-             ("nw", "nw", opts.word_order), ("space", "s", "yes" if opts.whitespace else "no"),
-             ("version", "v", __version__)]
-    return "|".join(f"{abbr if short else key}:{value}" for key, abbr, value in items)
 
 
 def _corpus_score(stats: np.ndarray, opts: Options, signature: str) -> CHRFScore:
@@ -193,7 +163,7 @@ def corpus_chrf(hypotheses, references, char_order: int = 6, word_order: int = 0
     opts = Options(char_order, word_order, beta, False, not remove_whitespace, eps_smoothing)
     batch = read_batch(hypotheses, references, check_layout(refs_layout, True), False)
     stats, _ = statistics(batch, opts)
-    return _corpus_score(stats, opts, _signature(opts, nrefs_label(batch.nrefs)))
+    return _corpus_score(stats, opts, opts.signature(batch.refs.nrefs_label()))
 
 
 def sentence_chrf(hypothesis: str, references: Sequence[str], char_order: int = 6, word_order: int = 0, beta=2,
@@ -239,6 +209,7 @@ class CHRF(SacreMetricMethods):
     CHAR_ORDER = 6
     WORD_ORDER = 0
     BETA = 2
+    _signature_type = CHRFSignature
 
     def __init__(self, char_order: int = CHAR_ORDER, word_order: int = WORD_ORDER, beta=BETA,
                  lowercase: bool = False, whitespace: bool = False, eps_smoothing: bool = False,
@@ -263,7 +234,7 @@ class CHRF(SacreMetricMethods):
             read = read_constructor_refs(refs, self.refs_layout, "text")
         if self.lowercase:
             read = read.replaced(list(map(str.lower, read.flat)))
-        self._nrefs = nrefs_label(read.nrefs)
+        self._nrefs = read.nrefs_label()
         return read
 
     def _batch(self, hyps, refs) -> ChrfBatch:
@@ -271,16 +242,15 @@ class CHRF(SacreMetricMethods):
             return read_batch(hyps, refs, self.refs_layout, self.lowercase)
         if self._cache is None:
             raise VecscoreError("no references given and none cached; pass refs or CHRF(references=...)")
-        hyps = read_hyps(hyps)
+        hyps = text_hyps(hyps, "chrF")
         if len(hyps) != self._cache.n_pairs:
             raise cached_mismatch(len(hyps), self._cache)
-        texts = list(map(str.lower, hyps)) if self.lowercase else hyps  # the cached references are lowercased
-        return ChrfBatch(texts + self._cache.flat, len(hyps), self._cache.ptr, hyps, self._cache)
+        return batch_of(hyps, self._cache, self.lowercase, refs_lowercased=True)
 
     def _statistics(self, hyps, refs, batch: ChrfBatch | None = None):
         batch = batch or self._batch(hyps, refs)
         stats, scores = statistics(batch, self._opts)
-        self._nrefs = nrefs_label(batch.nrefs)
+        self._nrefs = batch.refs.nrefs_label()
         return stats, scores
 
     def statistics(self, hyps, refs=None) -> np.ndarray:
@@ -329,22 +299,6 @@ class CHRF(SacreMetricMethods):
             self._nrefs = nrefs
         sig = str.__str__(self.get_signature()) if self._nrefs is not None else ""
         return _corpus_score(stats, self._opts, sig)
-
-    def get_signature(self, short: bool = False) -> CHRFSignature:
-        """sacreBLEU's signature string (``nrefs`` is known once references were seen).
-
-        A ``str``; as with sacreBLEU's ``Signature``, ``.format(short=True)`` is the short form.
-        """
-        if self._nrefs is None:
-            raise VecscoreError("number of references unknown: score something (or cache references) first")
-        long_sig, short_sig = _signature(self._opts, self._nrefs, short), _signature(self._opts, self._nrefs, True)
-        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
-        if resampled is not None:
-            from vecscore.significance.estimate import resampling_signature
-
-            long_sig, short_sig = (resampling_signature(x, bs=resampled[0], seed=resampled[1])
-                                   for x in (long_sig, short_sig))
-        return CHRFSignature(long_sig, short_sig) if not short else CHRFSignature(short_sig, short_sig)
 
     def _make_sacre_adapter(self):
         from vecscore.significance.adapters import chrf_adapter

@@ -11,7 +11,12 @@ from collections import Counter
 
 import numpy as np
 
-__all__ = ["PUNCTUATION", "char_units", "pair_stats", "word_units"]
+from vecscore.chrf.formulas import best_rows
+from vecscore.chrf.options import Options
+from vecscore.references import Refs
+from vecscore.row_errors import check_unicode
+
+__all__ = ["PUNCTUATION", "char_units", "pair_stats", "plain_statistics", "word_units"]
 
 #: ASCII punctuation (``string.punctuation``): split off the start or end of a word for chrF++
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -76,3 +81,12 @@ def pair_stats(texts: list[str], n_pairs: int, ref_ptr: np.ndarray, char_order: 
                 stats[3 * k + 1] = n_ref
                 stats[3 * k + 2] = sum(min(c, big[g]) for g, c in small.items() if g in big)
     return out
+
+
+def plain_statistics(texts, hyps: list, refs: Refs, opts: Options):
+    """``(rows, best, scores)`` on the plain route: :func:`pair_stats`, and per pair its best reference's row
+    and chrF (:func:`vecscore.chrf.formulas.best_rows`); a lone surrogate is refused naming its row."""
+    check_unicode(hyps, "hyps")
+    check_unicode(refs, "refs")
+    rows = pair_stats(texts, len(hyps), refs.ptr, int(opts.char_order), int(opts.word_order), bool(opts.whitespace))
+    return (rows, *best_rows(rows, refs.ptr, opts.beta, opts.eps_smoothing))

@@ -33,35 +33,21 @@ silently truncated.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
-from vecscore._version import __version__
-from vecscore.confidence import confidence_fields
+from vecscore.confidence import score_format
 from vecscore.errors import VecscoreError
-from vecscore.inputs import as_rows, read_rows
-from vecscore.references import check_layout, read_refs
-from vecscore.row_errors import check_unicode
-from vecscore.sacrebleu_protocol import SacreMetricMethods, Signature, _row
-from vecscore.ter.tokenize import TerTokenizer
+from vecscore.inputs import as_rows
+from vecscore.references import check_layout
+from vecscore.sacrebleu_protocol import SacreMetricMethods, _row
+from vecscore.ter.options import REFERENCE_NORMALIZATIONS, Options, ter_signature
+from vecscore.ter.stats import pair_statistics, read_hyps, read_texts_refs, scores_from_stats, statistics
 
-__all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature",
+__all__ = ["TER", "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "ter_signature", "scores_from_stats",
            "REFERENCE_NORMALIZATIONS"]
-
-#: ``reference_normalization``: "twice" (sacreBLEU 2.6, the default) or "once" (as the hypotheses)
-REFERENCE_NORMALIZATIONS = ("twice", "once")
-
-
-def _check_reference_normalization(value) -> str:
-    if value not in REFERENCE_NORMALIZATIONS:
-        raise VecscoreError(f"reference_normalization must be 'twice' (sacreBLEU 2.6: every reference tokenized "
-                            f"twice) or 'once' (references tokenized once, as the hypotheses), not {value!r}")
-    return value
-
 
 @dataclass(frozen=True, repr=False)
 class TERScore:
@@ -88,19 +74,7 @@ class TERScore:
         ``signature=True`` uses this result's signature (a string is used as given).
         """
         sig = self.signature if signature is True else (signature or "")
-        value = f"{self.score:.{width}f}"
-        conf = confidence_fields(self._mean, self._ci, width)
-        if conf:
-            value += f" ({conf['confidence']})"
-        if score_only:
-            return value
-        if is_json:
-            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": sig, **conf}
-            for item in filter(None, sig.split("|")):
-                key, val = item.split(":", 1)
-                d[key] = val
-            return json.dumps(d, indent=1, ensure_ascii=False)
-        return f"{self.name}|{sig} = {value}" if sig else f"{self.name} = {value}"
+        return score_format(self.name, self.score, sig, width, score_only, is_json, self._mean, self._ci)
 
     def __str__(self) -> str:
         return self.format()
@@ -119,92 +93,6 @@ class TERScore:
         return d
 
 
-def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                  case_sensitive: bool = False, short: bool = False, version: str | None = None, *,
-                  reference_normalization: str = "twice") -> str:
-    """sacreBLEU's TER signature (``nrefs`` an int or ``"var"``) with vecscore's version.
-
-    ``reference_normalization="once"`` (not sacreBLEU's tokenization) adds ``refnorm:once`` before the version.
-    """
-    if version is None:
-        version = __version__
-    yn = {True: "yes", False: "no"}
-    items = [("nrefs", "#", nrefs), ("case", "c", "mixed" if case_sensitive else "lc"), ("tok", "t", "tercom"),
-             ("norm", "nr", yn[bool(normalized)]), ("punct", "pn", yn[not no_punct]),
-             ("asian", "as", yn[bool(asian_support)])]
-    if _check_reference_normalization(reference_normalization) != "twice":
-        items.append(("refnorm", "refnorm", reference_normalization))
-    items.append(("version", "v", version))
-    return "|".join(f"{abbr if short else name}:{value}" for name, abbr, value in items)
-
-
-def _text_rows(hyps) -> list:
-    """The hypotheses read once (:func:`vecscore.inputs.read_rows`: a new list of exact ``str``)."""
-    hyps, kind = read_rows(hyps, "hyps")
-    if kind != "text":
-        raise VecscoreError("TER scores texts: hyps[0] is not a str; pass the detokenized texts (TER tokenizes them "
-                            "itself, as sacreBLEU does)")
-    check_unicode(hyps, "hyps")
-    return hyps
-
-
-def _flat_refs(refs, n_pairs: int | None, refs_layout: str):
-    """``(flat_refs, ref_ptr)``, read once (:func:`vecscore.references.read_refs`; ``n_pairs=None``: cached
-    references): the references of pair ``i`` are ``flat_refs[ref_ptr[i]:ref_ptr[i + 1]]``."""
-    read = read_refs(refs, n_pairs, "text", check_layout(refs_layout))
-    check_unicode(read, "refs")
-    return read.flat, read.ptr
-
-
-def _nrefs_label(ref_ptr: np.ndarray):
-    counts = np.unique(np.diff(ref_ptr))
-    return int(counts[0]) if counts.size == 1 else "var"
-
-
-def _intern(token_lists: list) -> tuple[np.ndarray, np.ndarray]:
-    """``(ids, ptr)``: every token as an int id (equal strings, equal ids), row ``r`` at ``ids[ptr[r]:ptr[r+1]]``."""
-    lengths = np.fromiter(map(len, token_lists), np.int64, count=len(token_lists))
-    ptr = np.zeros(len(token_lists) + 1, np.int64)
-    np.cumsum(lengths, out=ptr[1:])
-    vocab: dict[str, int] = {}
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in chain.from_iterable(token_lists)), np.int64,
-                      count=int(ptr[-1]))
-    return ids, ptr
-
-
-def _pair_statistics(hyp_tokens: list, ref_tokens: list, ref_ptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair (fewest edits over its references, average reference length) from token lists."""
-    from vecscore.kernels import ter as kernels
-    from vecscore.parallel import current_threads
-
-    n_pairs = len(hyp_tokens)
-    n_refs = np.diff(ref_ptr)
-    if n_pairs == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.float64)
-    ids, row_ptr = _intern(hyp_tokens + ref_tokens)
-    hyp_ptr = row_ptr[:n_pairs + 1]
-    refs_ptr = row_ptr[n_pairs:]
-    job_hyp = np.repeat(np.arange(n_pairs, dtype=np.int64), n_refs)
-    job_ref = np.arange(len(ref_tokens), dtype=np.int64)
-    hyp_len = np.diff(hyp_ptr)[job_hyp]
-    ref_len = np.diff(refs_ptr)
-    plan = kernels.plan_chunks(hyp_len, ref_len, 8 * current_threads())
-    job_edits = kernels.ter_edits(ids, hyp_ptr, refs_ptr, job_hyp, job_ref, *plan)
-    if (job_edits < 0).any():  # unreachable: the band always connects; sacreBLEU raises there
-        raise VecscoreError("TER's edit-distance trace left the beam (please report this input)")
-    edits = np.minimum.reduceat(job_edits, ref_ptr[:-1])
-    total_ref = np.add.reduceat(ref_len, ref_ptr[:-1])
-    return edits.astype(np.int64), total_ref / n_refs
-
-
-def scores_from_stats(edits: np.ndarray, ref_length: np.ndarray) -> np.ndarray:
-    """Sentence TER (0..100+) of every pair from its edits and reference length, as sacreBLEU."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = edits / ref_length
-    rate = np.where(ref_length > 0, rate, np.where(edits > 0, 1.0, 0.0))
-    return 100 * rate
-
-
 def corpus_score_from_stats(edits: np.ndarray, ref_length: np.ndarray, signature: str) -> TERScore:
     """Corpus TER from per-pair edits and reference lengths (summed left to right, as sacreBLEU)."""
     from vecscore._jit import loaded_or_plain
@@ -219,47 +107,13 @@ def corpus_score_from_stats(edits: np.ndarray, ref_length: np.ndarray, signature
     return TERScore(100 * rate, total_edits, total_ref, signature)
 
 
-class _Options:
-    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False,
-                 reference_normalization="twice"):
-        self.normalized = bool(normalized)
-        self.no_punct = bool(no_punct)
-        self.asian_support = bool(asian_support)
-        self.case_sensitive = bool(case_sensitive)
-        self.reference_normalization = _check_reference_normalization(reference_normalization)
-
-    def tokenizer(self) -> TerTokenizer:
-        """The hypotheses' tokenizer: one pass."""
-        return TerTokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
-
-    def ref_tokenizer(self) -> TerTokenizer:
-        """The references' tokenizer: two passes (sacreBLEU's), or one."""
-        passes = 2 if self.reference_normalization == "twice" else 1
-        return TerTokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive, passes)
-
-    def signature(self, nrefs, short: bool = False) -> str:
-        return ter_signature(nrefs, self.normalized, self.no_punct, self.asian_support, self.case_sensitive,
-                             short=short, reference_normalization=self.reference_normalization)
-
-
-def _statistics(hyps, refs, opts: _Options, refs_layout: str):
-    """``(edits, ref_length, ref_ptr)`` of a batch."""
-    hyps = _text_rows(hyps)
-    if not hyps:
-        raise VecscoreError("hyps is empty; TER needs at least one hypothesis")
-    flat, ref_ptr = _flat_refs(refs, len(hyps), refs_layout)
-    tok, ref_tok = opts.tokenizer(), opts.ref_tokenizer()
-    edits, ref_length = _pair_statistics([tok(h) for h in hyps], [ref_tok(r) for r in flat], ref_ptr)
-    return edits, ref_length, ref_ptr
-
-
 def ter_statistics(hyps, refs, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                    case_sensitive: bool = False, *, refs_layout: str = "auto",
                    reference_normalization: str = "twice") -> tuple[np.ndarray, np.ndarray]:
     """Per pair ``(edits, ref_length)``: int64 fewest edits over the pair's references, float64 average
     reference length (sacreBLEU's ``TER`` segment statistics; ``reference_normalization``: see :class:`TER`)."""
-    opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
-    edits, ref_length, _ = _statistics(hyps, refs, opts, refs_layout)
+    opts = Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
+    edits, ref_length, _ = statistics(hyps, refs, opts, refs_layout)
     return edits, ref_length
 
 
@@ -269,9 +123,9 @@ def corpus_ter(hypotheses, references, normalized: bool = False, no_punct: bool 
     """sacreBLEU's ``corpus_ter``: ``references`` is sacreBLEU's list of reference streams (or, when the shape
     says so, one reference or list of references per hypothesis; see ``refs_layout``).
     ``reference_normalization``: see :class:`TER`."""
-    opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
-    edits, ref_length, ref_ptr = _statistics(hypotheses, references, opts, refs_layout)
-    return corpus_score_from_stats(edits, ref_length, opts.signature(_nrefs_label(ref_ptr)))
+    opts = Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
+    edits, ref_length, read = statistics(hypotheses, references, opts, refs_layout)
+    return corpus_score_from_stats(edits, ref_length, opts.signature(read.nrefs_label()))
 
 
 def sentence_ter(hypothesis: str, references: Sequence[str], normalized: bool = False, no_punct: bool = False,
@@ -315,7 +169,7 @@ class TER(SacreMetricMethods):
     def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                  case_sensitive: bool = False, references=None, *, refs_layout: str = "auto",
                  reference_normalization: str = "twice"):
-        self._opts = _Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
+        self._opts = Options(normalized, no_punct, asian_support, case_sensitive, reference_normalization)
         self.normalized = self._opts.normalized
         self.no_punct = self._opts.no_punct
         self.asian_support = self._opts.asian_support
@@ -328,17 +182,16 @@ class TER(SacreMetricMethods):
         self._ref_cache = None
         if references is not None:
             self._ref_cache = self._tokenize_refs(references, None)
+        self._cached_nrefs = self._nrefs
 
     def _tokenize_refs(self, refs, n_pairs, layout=None):
         layout = layout or self.refs_layout
-        flat, ref_ptr = _flat_refs(refs, n_pairs, layout)  # n_pairs None: a stream's length, or the entries
-        self._nrefs = _nrefs_label(ref_ptr)
-        return [self._ref_tok(r) for r in flat], ref_ptr
+        read = read_texts_refs(refs, n_pairs, layout)  # n_pairs None: a stream's length, or the entries
+        self._nrefs = read.nrefs_label()
+        return [self._ref_tok(r) for r in read.flat], read.ptr
 
     def _statistics(self, hyps, refs, layout=None):
-        hyps = _text_rows(hyps)
-        if not hyps:
-            raise VecscoreError("hyps is empty; TER needs at least one hypothesis")
+        hyps = read_hyps(hyps)
         if refs is None:
             if self._ref_cache is None:
                 raise VecscoreError("no references: pass refs, or references= when creating the TER object")
@@ -346,10 +199,10 @@ class TER(SacreMetricMethods):
             if len(ref_ptr) - 1 != len(hyps):
                 raise VecscoreError(f"got {len(hyps)} hypotheses but the cached references have "
                                     f"{len(ref_ptr) - 1} entries; they must have the same length")
-            self._nrefs = _nrefs_label(ref_ptr)
+            self._nrefs = self._cached_nrefs
         else:
             ref_tokens, ref_ptr = self._tokenize_refs(refs, len(hyps), layout)
-        return _pair_statistics([self._tok(h) for h in hyps], ref_tokens, ref_ptr)
+        return pair_statistics([self._tok(h) for h in hyps], ref_tokens, ref_ptr)
 
     def statistics(self, hyps, refs=None) -> tuple[np.ndarray, np.ndarray]:
         """Per pair ``(edits, ref_length)`` (see :func:`ter_statistics`)."""
@@ -390,19 +243,6 @@ class TER(SacreMetricMethods):
             raise VecscoreError(f"references[{bad}] is {refs[bad]!r:.60}, not a str")
         edits, ref_length = self._statistics([hypothesis], [refs], "per-example")
         return corpus_score_from_stats(edits, ref_length, self._opts.signature(len(refs)))
-
-    def get_signature(self, short: bool = False) -> Signature:
-        """sacreBLEU's signature (``nrefs`` is known once references were seen): a ``str``, with sacreBLEU's
-        ``Signature`` methods (``format(short)``, ``update(key, value)``)."""
-        if self._nrefs is None:
-            raise VecscoreError("the number of references is unknown: score something first")
-        forms = [self._opts.signature(self._nrefs, short=x) for x in (False, True)]
-        resampled = getattr(self, "_bootstrap", None)  # (n, seed) after corpus_score(n_bootstrap=n)
-        if resampled is not None:
-            from vecscore.significance.estimate import resampling_signature
-
-            forms = [resampling_signature(x, bs=resampled[0], seed=resampled[1]) for x in forms]
-        return Signature(forms[1], forms[1]) if short else Signature(*forms)
 
     def _make_sacre_adapter(self):
         from vecscore.significance.adapters import ter_adapter
