@@ -23,7 +23,6 @@ from vecscore.errors import MissingDependencyError, VecscoreError
 
 __all__ = [
     "read_lines",
-    "read_aligned",
     "count_lines",
     "RowChunk",
     "INPUT_FORMATS",
@@ -100,18 +99,6 @@ def read_lines(path: str, *, strip: bool = False) -> list[str]:
     finally:
         if f is not sys.stdin.buffer:
             f.close()
-
-
-def read_aligned(hyp_path: str, ref_paths: list[str]) -> tuple[list[str], list[list[str]] | list[str]]:
-    """Hypotheses and one or more reference files, checked to align line by line."""
-    hyps = read_lines(hyp_path)
-    ref_files = [read_lines(p) for p in ref_paths]
-    for p, refs in zip(ref_paths, ref_files):
-        if len(refs) != len(hyps):
-            raise VecscoreError(_mismatch(p, len(refs), hyp_path, len(hyps)))
-    if len(ref_files) == 1:
-        return hyps, ref_files[0]
-    return hyps, [list(r) for r in zip(*ref_files)]
 
 
 def _mismatch(ref_path, n_ref, hyp_path, n_hyp) -> str:

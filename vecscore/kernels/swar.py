@@ -25,7 +25,7 @@ import numpy as np
 from vecscore import fast_path
 from vecscore._jit import DISABLED, ir_helper, jit
 
-__all__ = ["HIGH", "LOW7", "PAGE", "FAST", "range_adders", "in_ranges", "packed", "ctz", "block_at", "block_64",
+__all__ = ["HIGH", "LOW7", "PAGE", "FAST", "range_adders", "in_ranges", "packed", "ctz", "block_64",
            "range_bits", "emit_bits", "low_bits", "popcount", "load_word", "prefetch", "pair_eq_bits", "claim",
            "work_counter", "text_at", "word_at", "words_at", "borrow"]
 
@@ -113,21 +113,6 @@ def in_ranges(w, ranges):
 def packed(m):
     """The high bits of ``m``'s 8 bytes as 8 consecutive bits (byte ``j`` -> bit ``j``)."""
     return ((m >> np.uint64(7)) * _PACK) >> np.uint64(56)
-
-
-@jit
-def block_at(text, addr, base, pad, fill):
-    """Address of the 64 bytes of ``text`` (at address ``addr``) from ``base``: in place where all
-    64 exist, else ``pad`` (64 bytes) holding the rest of the text followed by ``fill`` bytes, so
-    that nothing past the text is read."""
-    n = len(text)
-    if base + 64 <= n:
-        return addr + base
-    for j in range(64):
-        pad[j] = fill
-    for j in range(n - base):
-        pad[j] = text[base + j]
-    return pad.ctypes.data
 
 
 @jit(inline=True)

@@ -64,11 +64,11 @@ from vecscore.kernels.bleu_tokenize import (
     tokenize_codepoints,
     utf8_offsets,
 )
-from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, signature_name, token_lists
+from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, token_lists
 from vecscore.text.spans import TokenSpans
 from vecscore.text.unicode_tables import flag_table
 
-__all__ = ["TOKENIZERS", "LIBRARY_TOKENIZERS", "tokenize", "sacrebleu_signature_name"]
+__all__ = ["TOKENIZERS", "LIBRARY_TOKENIZERS", "tokenize"]
 
 TOKENIZERS = ("13a", "intl", "zh", "zh-fixed", "char", "none")
 
@@ -83,12 +83,6 @@ _MODES = {
 
 # Texts per parallel chunk (enough work to amortize the scratch allocation).
 _CHUNK = 2048
-
-
-def sacrebleu_signature_name(name: str) -> str:
-    """The ``tok:`` value of a signature (``zh-fixed`` is vecscore's own; ``ja-mecab-0.996-IPA`` ... as sacreBLEU)."""
-    _check_name(name)
-    return signature_name(name) if name in LIBRARY_TOKENIZERS else name
 
 
 def _check_name(name: str) -> None:

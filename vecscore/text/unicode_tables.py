@@ -43,7 +43,6 @@ __all__ = [
     "ZH_RANGES",
     "ZH_FIXED_RANGES",
     "flag_table",
-    "table_source",
 ]
 
 FLAG_P = 1
@@ -185,9 +184,3 @@ def flag_table() -> np.ndarray:
                 _cache["table"], _cache["source"] = build_flag_table()
             table = _cache["table"]
     return table
-
-
-def table_source() -> str:
-    """``"regex"`` or ``"unicodedata"``: where the ``P``/``S``/``N`` bits came from."""
-    flag_table()
-    return _cache["source"]
