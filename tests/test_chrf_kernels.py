@@ -23,7 +23,6 @@ from vecscore.chrf import compiled as chrf_compiled
 from vecscore.chrf import formulas
 from vecscore.chrf import plain as plain_chrf
 from vecscore.chrf import stats as chrf_stats
-from vecscore.engine.code_points import text_rows
 from vecscore.errors import VecscoreError
 from vecscore.parallel import numba_threads
 
@@ -94,7 +93,7 @@ def test_kernel_python_bodies_match_plain_twin():
 
 
 def _units_of(rows, t, keep, words=True):
-    """The kernel's characters and tokens of row ``t`` of ``rows`` (:func:`vecscore.engine.code_points.text_rows`)."""
+    """The kernel's characters and tokens of row ``t`` of ``rows`` (:func:`vecscore.chrf.compiled.text_rows`)."""
     from vecscore.kernels import chrf_text as k
 
     n = int(rows.lens[t])
@@ -129,7 +128,7 @@ def test_text_units_match_plain_units(fast, monkeypatch):
         monkeypatch.setattr(in_place, "_layout", lambda: None)
     rng = random.Random(11)
     texts = [_random_text(rng) for _ in range(500)] + ODD_WIDE
-    rows = text_rows(texts)
+    rows = chrf_compiled.text_rows(texts)
     if not fast or in_place.str_rows(["a"]) is None:
         assert set(np.unique(rows.widths).tolist()) == {4}  # every text encoded to UTF-32
     elif hasattr(in_place.TextRows, "widths"):
@@ -151,9 +150,9 @@ def test_lone_surrogate_found_in_place():
     texts = ["ok", "a\ud800b", "\U0001f600\udfff", "fine \u00e9"]
     if in_place.str_rows(["a"]) is None:  # VECSCORE_FAST_PATH=0: the texts are encoded, and the encoder refuses it
         with pytest.raises(UnicodeError):
-            text_rows(texts)
+            chrf_compiled.text_rows(texts)
     else:
-        rows = text_rows(texts)
+        rows = chrf_compiled.text_rows(texts)
         assert [_units_of(rows, t, False)[3] for t in range(len(texts))] == [0, 1, 1, 0]
     for hyps, refs, name in ((texts[:2], [["x", "y"]], r"hyps\[1\]"), (["a", "b"], [texts[2:]], r"refs\[0\]\[0\]")):
         with pytest.raises(VecscoreError, match=name + ".*surrogate"):

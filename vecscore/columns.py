@@ -188,7 +188,7 @@ class TextColumn(Sequence):
 
 class JoinedRows(Sequence):
     """Sequences of rows one after another (hypotheses, then references), without copying them: a reader that
-    knows a :class:`TextColumn` reads each part as it is (e.g. :func:`vecscore.engine.code_points.text_rows`)."""
+    knows a :class:`TextColumn` reads each part as it is (e.g. :func:`vecscore.chrf.compiled.text_rows`)."""
 
     __slots__ = ("parts",)
 

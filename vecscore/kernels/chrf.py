@@ -8,7 +8,7 @@ pair's references (pair ``i``'s are rows ``n_pairs + ref_ptr[i] .. n_pairs + ref
 Lowercasing, when asked for, was done in Python.  The kernels read exactly
 those ``lens[t] * widths[t]`` bytes of a row, never past them; the caller
 keeps the strings (or the encoded buffer) alive for the call
-(:func:`vecscore.engine.code_points.text_rows`; ``VECSCORE_FAST_PATH=0`` encodes
+(:func:`vecscore.chrf.compiled.text_rows`; ``VECSCORE_FAST_PATH=0`` encodes
 every text instead of reading strings in place).
 
 :func:`pair_stats` runs over the pairs in a ``prange`` loop whose threads
