@@ -28,7 +28,6 @@ __all__ = ["PER_PAIR_TOKENIZERS", "ROW_CHARS", "LANG_TOKENIZERS", "resolve_effec
            "RowScore", "float_row_score", "check_stats"]
 
 #: the tokenizers of the per-pair kernel (:mod:`vecscore.bleu.direct`; without lowercasing)
-#: the tokenizers of the per-pair kernel (:mod:`vecscore.bleu.direct`; without lowercasing)
 PER_PAIR_TOKENIZERS = ("13a", "none", "char", "zh", "zh-fixed")
 #: a row of scores from statistics counts as this many characters for the route
 #: (:func:`vecscore.route.use_plain`): the plain formulas cost about 4 us a row, 16 characters of rouge1
@@ -37,8 +36,8 @@ ROW_CHARS = 16
 
 def resolve_effective_order(use_effective_order, effective_order, default: bool) -> bool:
     """``effective_order``, given under vecscore's name or sacreBLEU's function argument ``use_effective_order``."""
-    if use_effective_order is not None and effective_order is not None and \
-            bool(use_effective_order) != bool(effective_order):
+    if (use_effective_order is not None and effective_order is not None
+            and bool(use_effective_order) != bool(effective_order)):
         raise VecscoreError(f"use_effective_order={use_effective_order!r} and effective_order={effective_order!r} "
                             "disagree; they are one option (sacreBLEU's and vecscore's name): pass one of them")
     value = use_effective_order if use_effective_order is not None else effective_order
