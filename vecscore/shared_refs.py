@@ -41,6 +41,7 @@ from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index
 from vecscore.inputs import all_exact_str, as_rows, check_token_rows, exact_units, input_kind
+from vecscore.references import Refs
 from vecscore.rouge.results import RougeResult
 
 __all__ = ["SharedReferences"]
@@ -149,8 +150,10 @@ class SharedReferences:
         if self._ref_chars is None:
             self._ref_chars = plain_bleu.text_size(self.kind, (), self._references)
         if self.kind == "text" and rows and len(rows) * self._ref_chars <= PLAIN_MAX_CHARS:
-            plain = plain_bleu.plain_inputs(rows, [self._references] * len(rows), kind=self.kind,
-                                            tokenize=self.tokenize, refs_layout="per-example")
+            k = len(self._references)
+            refs = Refs(self._references * len(rows), np.arange(0, k * len(rows) + 1, k, dtype=np.int64),
+                        what="references", kind=self.kind)
+            plain = plain_bleu.plain_inputs(rows, refs, kind=self.kind, tokenize=self.tokenize)
             if plain is not None:
                 stats = plain_bleu.bleu_stats(*plain, kind=self.kind, tokenize=self.tokenize, lowercase=self.lowercase,
                                               max_order=max_order, brevity_penalty=brevity_penalty)

@@ -98,7 +98,7 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
     refs = read_refs(refs, len(hyps), kind, refs_layout)
     options = dict(tokenize=tokenize, lowercase=lowercase, max_order=nltk_max_order(weights, method),
                    brevity_penalty=brevity_penalty)
-    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize, refs_layout=refs_layout)
+    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=tokenize)
     if plain is not None:
         return plain_bleu.bleu_stats(*plain, kind=kind, **options), plain_formulas
     with rows_named(hyps, refs, refs_layout), unicode_errors(hyps, refs):

@@ -28,8 +28,7 @@ import numpy as np
 
 from vecscore.bleu.stats import BleuStats
 from vecscore.errors import VecscoreError
-from vecscore.inputs import exact_units
-from vecscore.references import normalize_refs
+from vecscore.references import Refs
 from vecscore.route import COST, capped_sum, text_chars, use_plain
 from vecscore.row_errors import check_unicode
 from vecscore.text.library_tokenizers import LIBRARY_TOKENIZERS, line_tokenizer
@@ -188,26 +187,24 @@ def warm_key(kind: str, tokenize: str | None) -> tuple:
     return ("bleu", kind, tokenize)
 
 
-def plain_inputs(hyps, refs, *, kind: str, tokenize: str | None, refs_layout: str):
-    """``(hyps, flat_refs, ref_ptr)``, validated, when the call takes the plain route; ``None`` for the compiled route.
-
-    Texts are checked for invalid Unicode; rows read by :mod:`vecscore.inputs` (exact ``str``, a
-    :class:`vecscore.references.Refs`) are taken as they are, others are read and checked first.
+def plain_inputs(hyps, refs: Refs, *, kind: str, tokenize: str | None):
+    """``(hyps, flat_refs, ref_ptr)`` of rows read once (:func:`vecscore.inputs.read_rows`,
+    :func:`vecscore.references.read_refs`) when the call takes the plain route, its texts checked for invalid
+    Unicode; ``None`` for the compiled route.
 
     The hypotheses alone decide first, so that a batch too big for the plain
-    route goes to the compiled route without a validation pass of its own.
+    route goes to the compiled route without counting its references.
     """
     cost = cost_per_char(kind, tokenize)
     warm = warm_key(kind, tokenize)
     if not use_plain(supports(kind, tokenize), lambda: _hyps_size(kind, hyps), cost, warm, final=False):
         return None
-    hyps = exact_units(list(hyps), kind, "hyps")
-    flat_refs, ref_ptr = normalize_refs(refs, len(hyps), kind, refs_layout)
-    if not use_plain(True, lambda: text_size(kind, hyps, flat_refs), cost, warm):
+    hyps = list(hyps)
+    if not use_plain(True, lambda: text_size(kind, hyps, refs.flat), cost, warm):
         return None
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
-    return hyps, flat_refs, ref_ptr
+    return hyps, refs.flat, refs.ptr
 
 
 def tokenize_rows(rows, kind: str, name: str | None, lowercase: bool = False, first: int = 0) -> list[list[str]]:
@@ -343,8 +340,8 @@ def reference_table(flat_refs, ref_ptr, *, kind: str, tokenize: str | None, lowe
 
 def bleu_stats(hyps, flat_refs, ref_ptr, *, kind: str, tokenize: str | None, lowercase: bool, max_order: int,
                brevity_penalty: str) -> BleuStats:
-    """:class:`BleuStats` of validated input (``flat_refs``, ``ref_ptr``:
-    :func:`vecscore.references.normalize_refs`)."""
+    """:class:`BleuStats` of rows read once (``flat_refs``, ``ref_ptr``: a :class:`vecscore.references.Refs`'
+    ``flat`` and ``ptr``)."""
     hyp_tokens = tokenize_rows(hyps, kind, tokenize, lowercase)  # hypotheses first, as the compiled route
     table = reference_table(flat_refs, ref_ptr, kind=kind, tokenize=tokenize, lowercase=lowercase,
                             max_order=max_order, first=len(hyps))

@@ -65,7 +65,7 @@ def read_call(hyps, refs, opts: Options, refs_layout: str) -> tuple[list, str, R
 def call_stats(hyps: list, kind: str, refs: Refs, opts: Options):
     """``(stats, formulas)`` of rows read by :func:`read_call`: the statistics and the formulas of the route taken."""
     options: dict[str, Any] = dict(kind=kind, tokenize=opts.tokenize, lowercase=opts.lowercase)
-    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize, refs_layout=refs.layout)
+    plain = plain_bleu.plain_inputs(hyps, refs, kind=kind, tokenize=opts.tokenize)
     if plain is not None:
         stats = plain_bleu.bleu_stats(*plain, max_order=opts.max_ngram_order,
                                       brevity_penalty=opts.brevity_penalty, **options)
