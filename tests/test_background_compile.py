@@ -414,7 +414,7 @@ def test_a_large_cold_chrf_call_takes_the_plain_route_and_starts_its_compiler(fo
     from vecscore.chrf import stats
     from vecscore.chrf.api import corpus_chrf
 
-    monkeypatch.setattr(stats, "compiled_statistics", _no_compiled_route)
+    monkeypatch.setattr(stats, "compiled_route", _no_compiled_route)
     hyps, refs = _pairs(4_000)
     assert route.text_chars(hyps, refs) * stats._COST_CHARS > route.PLAIN_MAX_CHARS
     assert corpus_chrf(hyps, [refs]).score > 0

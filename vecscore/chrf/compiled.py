@@ -39,7 +39,7 @@ def checked_statistics(texts, hyps: list, refs: Refs, opts: Options):
 
 
 def compiled_rows(texts: list, n_pairs: int, ref_ptr: np.ndarray, opts: Options) -> np.ndarray:
-    """The compiled route of :func:`pair_rows` (loads numba)."""
+    """The rows of :func:`vecscore.chrf.stats.pair_rows` on the compiled route."""
     return compiled_statistics(texts, n_pairs, ref_ptr, opts)[0]
 
 

@@ -24,12 +24,13 @@ import numpy as np
 
 from vecscore._jit import is_active
 from vecscore.chrf.options import Options
+from vecscore.chrf.plain import plain_statistics
 from vecscore.columns import JoinedRows, TextColumn
 from vecscore.references import Refs, read_texts
 from vecscore.route import note_compiled, text_chars, use_plain
 from vecscore.route import route as route_setting
 
-__all__ = ["ChrfBatch", "Options", "batch_of", "compiled_statistics", "pair_rows", "read_batch", "statistics"]
+__all__ = ["ChrfBatch", "Options", "batch_of", "compiled_route", "pair_rows", "read_batch", "statistics"]
 
 #: relative cost per character of the plain route (:data:`vecscore.route.COST` units: 1 = ~0.25 us)
 _COST_CHARS = 5
@@ -91,16 +92,15 @@ def statistics(batch: ChrfBatch, opts: Options, route: str | None = None):
 def _routed(batch: ChrfBatch, opts: Options, route: str | None):
     """``(rows, best, scores)``: :func:`pair_rows`, and per pair its best reference's row and chrF."""
     if _use_plain(batch, opts) if route is None else route == "plain":
-        from vecscore.chrf.plain import plain_statistics
-
         return plain_statistics(batch.texts, batch.hyps, batch.refs, opts)
-    out = compiled_statistics(batch, opts)
+    out = compiled_route(batch, opts)
     note_compiled(_warm_key(opts))
     return out
 
 
-def compiled_statistics(batch: ChrfBatch, opts: Options):
-    """The compiled route (:func:`vecscore.chrf.compiled.checked_statistics`; loads the kernels)."""
+def compiled_route(batch: ChrfBatch, opts: Options):
+    """The compiled route (:func:`vecscore.chrf.compiled.checked_statistics`), imported on its first use: it
+    loads the kernels."""
     from vecscore.chrf.compiled import checked_statistics
 
     return checked_statistics(batch.texts, batch.hyps, batch.refs, opts)

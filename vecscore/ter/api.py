@@ -182,27 +182,27 @@ class TER(SacreMetricMethods):
         self._ref_cache = None
         if references is not None:
             self._ref_cache = self._tokenize_refs(references, None)
-        self._cached_nrefs = self._nrefs
 
     def _tokenize_refs(self, refs, n_pairs, layout=None):
-        layout = layout or self.refs_layout
-        read = read_texts_refs(refs, n_pairs, layout)  # n_pairs None: a stream's length, or the entries
+        """``(tokens of every reference, the references read)``; ``n_pairs`` None: a stream's length, or the
+        entries."""
+        read = read_texts_refs(refs, n_pairs, layout or self.refs_layout)
         self._nrefs = read.nrefs_label()
-        return [self._ref_tok(r) for r in read.flat], read.ptr
+        return [self._ref_tok(r) for r in read.flat], read
 
     def _statistics(self, hyps, refs, layout=None):
         hyps = read_hyps(hyps)
         if refs is None:
             if self._ref_cache is None:
                 raise VecscoreError("no references: pass refs, or references= when creating the TER object")
-            ref_tokens, ref_ptr = self._ref_cache
-            if len(ref_ptr) - 1 != len(hyps):
+            ref_tokens, read = self._ref_cache
+            if read.n_pairs != len(hyps):
                 raise VecscoreError(f"got {len(hyps)} hypotheses but the cached references have "
-                                    f"{len(ref_ptr) - 1} entries; they must have the same length")
-            self._nrefs = self._cached_nrefs
+                                    f"{read.n_pairs} entries; they must have the same length")
+            self._nrefs = read.nrefs_label()
         else:
-            ref_tokens, ref_ptr = self._tokenize_refs(refs, len(hyps), layout)
-        return pair_statistics([self._tok(h) for h in hyps], ref_tokens, ref_ptr)
+            ref_tokens, read = self._tokenize_refs(refs, len(hyps), layout)
+        return pair_statistics([self._tok(h) for h in hyps], ref_tokens, read.ptr)
 
     def statistics(self, hyps, refs=None) -> tuple[np.ndarray, np.ndarray]:
         """Per pair ``(edits, ref_length)`` (see :func:`ter_statistics`)."""

@@ -40,7 +40,6 @@ def ter_signature(nrefs, normalized: bool = False, no_punct: bool = False, asian
 class Options:
     """sacreBLEU's ``TER`` options, checked; its tokenizers and signature."""
 
-
     def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False,
                  reference_normalization="twice"):
         self.normalized = bool(normalized)
