@@ -559,7 +559,7 @@ def test_bad_inputs_raise_vecscore_error():
     h = ragged_sents([[[1, 2]]])
     with pytest.raises(VecscoreError, match="hyp_text_sents"):
         union_lcs_hits_pairs(h[0], h[1], np.array([0, 2]), *h, [0], [0])
-    from vecscore.kernels.union_lcs import check_table_size
+    from vecscore.kernels.lcs_pairs import check_table_size
 
     with pytest.raises(VecscoreError, match="split the texts"):
         check_table_size(h[1], h[2], h[1], h[2], np.array([0]), np.array([0]), limit=8)

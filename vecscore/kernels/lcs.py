@@ -1,25 +1,6 @@
 """Numba kernels for ROUGE-L (LCS length) and ROUGE-Lsum (summary-level union LCS).
 
-Layout
-------
-A batch of texts is a ragged array: ``ids`` (int64 dense interned ids, ``>= 0``)
-and ``offsets`` (int64, length ``n + 1``); text ``i`` is
-``ids[offsets[i]:offsets[i + 1]]``.
-
-Summary-level kernels also need sentences, as a ragged array of ragged arrays:
-
-* ``sent_offsets`` (int64, length ``S + 1``, non-decreasing): sentence ``s`` is
-  ``ids[sent_offsets[s]:sent_offsets[s + 1]]`` (empty sentences allowed);
-* ``text_sents`` (int64, length ``n + 1``, non-decreasing): the sentences of
-  text ``i`` are ``text_sents[i]:text_sents[i + 1]``.
-
-So text ``i`` spans ``ids[sent_offsets[text_sents[i]]:sent_offsets[text_sents[i + 1]]]``
-(``offsets[i] == sent_offsets[text_sents[i]]``); a text with no sentence is
-empty.  Hypotheses and references may live in two different ragged arrays;
-``hyp_rows`` / ``ref_rows`` (int64, same length ``k``) name the ``k`` pairs to
-score, and every kernel returns one value per pair, computed in a ``prange``
-loop over chunks of pairs (results do not depend on the chunking or the number
-of threads).
+The ragged layout of texts, sentences and pairs is :mod:`vecscore.kernels.lcs_pairs`'s.
 
 Kernels
 -------
@@ -43,12 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import DISABLED, ir_helper, jit, prange
-from vecscore.errors import VecscoreError
+from vecscore.kernels.lcs_pairs import token_pairs
 from vecscore.kernels.swar import FAST
 from vecscore.kernels.swar import popcount as _popcount
 from vecscore.memory import CHUNK_FAILED
 
-__all__ = ["lcs_length_pairs", "prepare_pairs", "as_int64", "check_offsets", "id_range", "MAX_TABLE_CELLS"]
+__all__ = ["lcs_length_pairs"]
 
 #: Words (uint64) of the dense match-mask table allowed per long pair (32 MB).
 DENSE_BUDGET_WORDS = 1 << 22
@@ -57,8 +38,6 @@ ALL_DENSE_WORDS = 1 << 19
 #: Past :data:`ALL_DENSE_WORDS`, the table holds rows for at least the symbols occurring this
 #: many times (within :data:`DENSE_BUDGET_WORDS`); rarer symbols set their row's bits on the fly.
 DENSE_COUNT = 8
-#: Largest int32 backtracking table (cells) of the union-LCS kernel (1 GiB).
-MAX_TABLE_CELLS = 1 << 28
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -408,112 +387,6 @@ def _lcs_chunk_body(a_ids, a_off, b_ids, b_off, a_rows, b_rows, vocab_size, n_ch
             out[p] = _lcs_long(x, y, slot)
 
 
-# --------------------------------------------------------------------------------------
-# Python-side validation (vectorized; no per-token Python)
-# --------------------------------------------------------------------------------------
-
-
-def as_int64(name, x):
-    arr = np.asarray(x)
-    if arr.ndim != 1:
-        raise VecscoreError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise VecscoreError(f"{name} must hold integers, got dtype {arr.dtype}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
-
-
-@jit(parallel=True)
-def id_range(ids):
-    """``(ids.min(), ids.max())`` of a non-empty int64 array in one parallel pass."""
-    n = len(ids)
-    chunks = min(n, 64)
-    lows = np.empty(chunks, np.int64)
-    highs = np.empty(chunks, np.int64)
-    for c in prange(chunks):
-        lo = c * n // chunks
-        low = ids[lo]
-        high = ids[lo]
-        for j in range(lo, (c + 1) * n // chunks):
-            low = min(low, ids[j])
-            high = max(high, ids[j])
-        lows[c] = low
-        highs[c] = high
-    return lows.min(), highs.max()
-
-
-def check_offsets(name, offsets, length):
-    if len(offsets) == 0:
-        raise VecscoreError(f"{name} must have length n + 1 >= 1, got an empty array")
-    if offsets[0] != 0 or offsets[-1] != length:
-        raise VecscoreError(
-            f"{name} must start at 0 and end at {length} (the length of the array it indexes), "
-            f"got {offsets[0]} .. {offsets[-1]}")
-    bad = np.flatnonzero(np.diff(offsets) < 0)
-    if bad.size:
-        raise VecscoreError(f"{name} must be non-decreasing; it decreases after index {bad[0]}")
-
-
-def _check_rows(name, rows, n):
-    if rows.size and (rows.min() < 0 or rows.max() >= n):
-        i = int(np.flatnonzero((rows < 0) | (rows >= n))[0])
-        raise VecscoreError(f"{name}[{i}] = {rows[i]} is out of range for {n} texts")
-
-
-def prepare_pairs(hyp_ids, ref_ids, hyp_rows, ref_rows, n_hyp, n_ref, vocab_size=None,
-                  n_chunks=None):
-    """Validate ids and pair rows; return them as int64 plus ``vocab_size`` and ``n_chunks``.
-
-    Parameters
-    ----------
-    hyp_ids, ref_ids : array_like of int
-        Token ids (``>= 0``) of the hypothesis and reference batches.
-    hyp_rows, ref_rows : array_like of int
-        Pair ``p`` scores hypothesis ``hyp_rows[p]`` against reference ``ref_rows[p]``.
-    n_hyp, n_ref : int
-        Number of texts in each batch.
-    vocab_size : int, optional
-        An upper bound on the ids (exclusive); default ``max id + 1``.  The kernels
-        use one ``vocab_size`` scratch per chunk, so ids must be dense.
-    n_chunks : int, optional
-        Number of work chunks; default ``min(k, 4 * numba threads)``.
-
-    Returns
-    -------
-    tuple
-        ``(hyp_ids, ref_ids, hyp_rows, ref_rows, vocab_size, n_chunks)``.
-    """
-    from vecscore.parallel import current_threads
-
-    hyp_ids = as_int64("hyp_ids", hyp_ids)
-    ref_ids = as_int64("ref_ids", ref_ids)
-    hyp_rows = as_int64("hyp_rows", hyp_rows)
-    ref_rows = as_int64("ref_rows", ref_rows)
-    if len(hyp_rows) != len(ref_rows):
-        raise VecscoreError(
-            f"hyp_rows and ref_rows must have the same length, got {len(hyp_rows)} and {len(ref_rows)}")
-    _check_rows("hyp_rows", hyp_rows, n_hyp)
-    _check_rows("ref_rows", ref_rows, n_ref)
-    top = -1
-    for name, ids in (("hyp_ids", hyp_ids), ("ref_ids", ref_ids)):
-        same = ids.shape == hyp_ids.shape and ids.ctypes.data == hyp_ids.ctypes.data
-        if ids.size and (name == "hyp_ids" or not same):
-            low, high = id_range(ids)
-            if low < 0:
-                raise VecscoreError(f"{name} must be >= 0 (dense interned ids); "
-                                    f"{name}[{int(np.argmin(ids))}] = {low}")
-            top = max(top, int(high))
-    if vocab_size is None:
-        vocab_size = top + 1
-    elif vocab_size <= top:
-        raise VecscoreError(f"vocab_size={vocab_size} but the largest id is {top}; pass max id + 1")
-    vocab_size = max(int(vocab_size), 1)
-    k = len(hyp_rows)
-    if n_chunks is None:
-        n_chunks = 4 * current_threads()
-    n_chunks = max(1, min(int(n_chunks), k)) if k else 0
-    return hyp_ids, ref_ids, hyp_rows, ref_rows, vocab_size, n_chunks
-
-
 def lcs_length_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_rows, *,
                      vocab_size=None, n_chunks=None):
     """LCS length of each (hypothesis, reference) pair of whole token sequences.
@@ -545,12 +418,5 @@ def lcs_length_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_r
     >>> lcs_length_pairs(ids, off, ids, off, [0], [1]).tolist()
     [2]
     """
-    h_off = as_int64("hyp_offsets", hyp_offsets)
-    r_off = as_int64("ref_offsets", ref_offsets)
-    hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
-        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_off) - 1, len(r_off) - 1, vocab_size, n_chunks)
-    check_offsets("hyp_offsets", h_off, len(hyp_ids))
-    check_offsets("ref_offsets", r_off, len(ref_ids))
-    if chunks == 0:
-        return np.zeros(0, np.int64)
-    return _lcs_length_pairs(hyp_ids, h_off, ref_ids, r_off, hyp_rows, ref_rows, vocab, chunks)
+    args = token_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_rows, vocab_size, n_chunks)
+    return _lcs_length_pairs(*args) if args[-1] else np.zeros(0, np.int64)

@@ -1,6 +1,6 @@
 """Numba kernels for summary-level union LCS: rouge-score's ROUGE-Lsum and ROUGE-1.5.5's ROUGE-L.
 
-Texts, sentences and pairs are laid out as in :mod:`vecscore.kernels.lcs`.
+Texts, sentences and pairs are laid out as in :mod:`vecscore.kernels.lcs_pairs`.
 
 :func:`union_lcs_hits_pairs`
     Summary-level union-LCS hits, exactly rouge-score 0.1.2 ``rougeLsum``
@@ -16,13 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
-from vecscore.errors import VecscoreError
-from vecscore.kernels.lcs import MAX_TABLE_CELLS, as_int64, check_offsets, id_range, prepare_pairs
+from vecscore.kernels.lcs_pairs import MAX_TABLE_CELLS, sentence_pairs
 from vecscore.kernels.swar import popcount as _popcount
 from vecscore.memory import CHUNK_FAILED
 
-__all__ = ["union_lcs_hits_pairs", "mark_lcs", "marked_hits", "check_sentences", "check_table_size", "max_sentence_len",
-           "budget_arrays", "add_budget", "clear_budget", "reference_marks", "longest_sentence"]
+__all__ = ["union_lcs_hits_pairs", "mark_lcs", "marked_hits", "add_budget", "clear_budget", "reference_marks",
+           "longest_sentence"]
 
 
 # --------------------------------------------------------------------------------------
@@ -259,36 +258,6 @@ def _union_chunk_body(h_ids, h_sent, h_text, r_ids, r_sent, r_text, hb_ids, hb_o
         clear_budget(bud_r, rb_ids, r_lo, r_hi)
 
 
-def check_sentences(side, ids, sent_offsets, text_sents):
-    """Validate a sentence layout (see the module docstring); return int64 arrays."""
-    sent = as_int64(f"{side}_sent_offsets", sent_offsets)
-    text = as_int64(f"{side}_text_sents", text_sents)
-    check_offsets(f"{side}_sent_offsets", sent, len(ids))
-    check_offsets(f"{side}_text_sents", text, len(sent) - 1)
-    return sent, text
-
-
-def max_sentence_len(sent, text):
-    """Longest sentence of each text (0 for a text without sentences), vectorized."""
-    lens = np.diff(sent)
-    out = np.zeros(len(text) - 1, np.int64)
-    has = np.flatnonzero(np.diff(text) > 0)
-    if has.size:
-        out[has] = np.maximum.reduceat(lens, text[has])
-    return out
-
-
-def check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows, limit=MAX_TABLE_CELLS):
-    """Raise when a pair needs a backtracking table above ``limit`` cells."""
-    cells = (max_sentence_len(r_sent, r_text)[ref_rows] + 1) * (max_sentence_len(h_sent, h_text)[hyp_rows] + 1)
-    if cells.size and cells.max() > limit:
-        p = int(np.argmax(cells))
-        raise VecscoreError(
-            f"pair {p} (hyp row {hyp_rows[p]}, ref row {ref_rows[p]}) needs a {int(cells[p])}-cell "
-            f"LCS table (longest sentences multiplied), above the limit of {limit}; split the texts "
-            "into sentences (summary-level ROUGE-L is meant for sentence-split text)")
-
-
 def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
                          ref_ids, ref_sent_offsets, ref_text_sents, hyp_rows, ref_rows, *,
                          vocab_size=None, n_chunks=None, hyp_budget=None, ref_budget=None):
@@ -327,32 +296,6 @@ def union_lcs_hits_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
     >>> r.tolist()
     [4]
     """
-    hyp_ids = as_int64("hyp_ids", hyp_ids)
-    ref_ids = as_int64("ref_ids", ref_ids)
-    h_sent, h_text = check_sentences("hyp", hyp_ids, hyp_sent_offsets, hyp_text_sents)
-    r_sent, r_text = check_sentences("ref", ref_ids, ref_sent_offsets, ref_text_sents)
-    hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
-        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_text) - 1, len(r_text) - 1, vocab_size, n_chunks)
-    if chunks == 0:
-        return np.zeros(0, np.int64)
-    check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows)
-    hb_ids, hb_off = budget_arrays(hyp_budget, hyp_ids, h_sent[h_text], len(h_text) - 1, vocab)
-    rb_ids, rb_off = budget_arrays(ref_budget, ref_ids, r_sent[r_text], len(r_text) - 1, vocab)
-    return _union_lcs_hits_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text,
-                                 hb_ids, hb_off, rb_ids, rb_off, hyp_rows, ref_rows, vocab, chunks)
-
-
-def budget_arrays(budget, ids, text_offsets, n_texts, vocab):
-    """The clipping-budget ragged array: ``budget`` checked, or the texts themselves."""
-    if budget is None:
-        return ids, np.ascontiguousarray(text_offsets, dtype=np.int64)
-    b_ids = as_int64("budget ids", budget[0])
-    b_off = as_int64("budget offsets", budget[1])
-    check_offsets("budget offsets", b_off, len(b_ids))
-    if len(b_off) != n_texts + 1:
-        raise VecscoreError(f"budget offsets have {len(b_off) - 1} rows, the texts {n_texts}")
-    if b_ids.size:
-        low, high = id_range(b_ids)
-        if low < 0 or high >= vocab:
-            raise VecscoreError(f"budget ids must lie in [0, {vocab})")
-    return b_ids, b_off
+    args = sentence_pairs((hyp_ids, hyp_sent_offsets, hyp_text_sents), (ref_ids, ref_sent_offsets, ref_text_sents),
+                          hyp_rows, ref_rows, vocab_size, n_chunks, (hyp_budget, ref_budget), MAX_TABLE_CELLS)
+    return _union_lcs_hits_pairs(*args) if args[-1] else np.zeros(0, np.int64)

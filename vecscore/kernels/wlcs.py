@@ -62,16 +62,8 @@ import numpy as np
 
 from vecscore._jit import DISABLED, ir_helper, jit, prange
 from vecscore.errors import VecscoreError
-from vecscore.kernels.lcs import as_int64, check_offsets, prepare_pairs
-from vecscore.kernels.union_lcs import (
-    add_budget,
-    budget_arrays,
-    check_sentences,
-    check_table_size,
-    clear_budget,
-    longest_sentence,
-    reference_marks,
-)
+from vecscore.kernels.lcs_pairs import MAX_TABLE_CELLS, sentence_pairs, token_pairs
+from vecscore.kernels.union_lcs import add_budget, clear_budget, longest_sentence, reference_marks
 from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["wlcs_perl_pairs", "wlcs_lin_pairs"]
@@ -460,20 +452,12 @@ def wlcs_perl_pairs(hyp_ids, hyp_sent_offsets, hyp_text_sents,
     0.72478
     """
     alpha = _check_alpha(alpha)
-    hyp_ids = as_int64("hyp_ids", hyp_ids)
-    ref_ids = as_int64("ref_ids", ref_ids)
-    h_sent, h_text = check_sentences("hyp", hyp_ids, hyp_sent_offsets, hyp_text_sents)
-    r_sent, r_text = check_sentences("ref", ref_ids, ref_sent_offsets, ref_text_sents)
-    hyp_ids, ref_ids, hyp_rows, ref_rows, vocab, chunks = prepare_pairs(
-        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_text) - 1, len(r_text) - 1, vocab_size, n_chunks)
-    if chunks == 0:
-        return np.zeros(0, np.float64), np.zeros(0, np.float64)
     # the int8 move table is 4x smaller than the int32 LCS table
-    check_table_size(h_sent, h_text, r_sent, r_text, hyp_rows, ref_rows, limit=1 << 30)
-    hb_ids, hb_off = budget_arrays(hyp_budget, hyp_ids, h_sent[h_text], len(h_text) - 1, vocab)
-    rb_ids, rb_off = budget_arrays(ref_budget, ref_ids, r_sent[r_text], len(r_text) - 1, vocab)
-    return _wlcs_perl_pairs(hyp_ids, h_sent, h_text, ref_ids, r_sent, r_text, hb_ids, hb_off, rb_ids, rb_off,
-                            hyp_rows, ref_rows, vocab, alpha, chunks)
+    args = sentence_pairs((hyp_ids, hyp_sent_offsets, hyp_text_sents), (ref_ids, ref_sent_offsets, ref_text_sents),
+                          hyp_rows, ref_rows, vocab_size, n_chunks, (hyp_budget, ref_budget), 4 * MAX_TABLE_CELLS)
+    if not args[-1]:
+        return np.zeros(0, np.float64), np.zeros(0, np.float64)
+    return _wlcs_perl_pairs(*args[:-1], alpha, args[-1])
 
 
 def wlcs_lin_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_rows, *,
@@ -503,12 +487,8 @@ def wlcs_lin_pairs(hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_row
     [9.0]
     """
     alpha = _check_alpha(alpha)
-    h_off = as_int64("hyp_offsets", hyp_offsets)
-    r_off = as_int64("ref_offsets", ref_offsets)
-    hyp_ids, ref_ids, hyp_rows, ref_rows, _, chunks = prepare_pairs(
-        hyp_ids, ref_ids, hyp_rows, ref_rows, len(h_off) - 1, len(r_off) - 1, None, n_chunks)
-    check_offsets("hyp_offsets", h_off, len(hyp_ids))
-    check_offsets("ref_offsets", r_off, len(ref_ids))
+    h_ids, h_off, r_ids, r_off, h_rows, r_rows, _, chunks = token_pairs(
+        hyp_ids, hyp_offsets, ref_ids, ref_offsets, hyp_rows, ref_rows, None, n_chunks)
     if chunks == 0:
         return np.zeros(0, np.float64)
-    return _wlcs_lin_pairs(hyp_ids, h_off, ref_ids, r_off, hyp_rows, ref_rows, alpha, chunks)
+    return _wlcs_lin_pairs(h_ids, h_off, r_ids, r_off, h_rows, r_rows, alpha, chunks)
