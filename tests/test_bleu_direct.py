@@ -15,9 +15,15 @@ from vecscore.bleu.api import corpus_bleu, sentence_bleu
 from vecscore.bleu.direct import direct_stats
 from vecscore.engine.pair_rows import pair_rows
 from vecscore.kernels.pair_bleu import pair_bleu_counts
+from vecscore.references import read_texts
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
+
+
+def read(hyps, refs):
+    """``(hyps, refs)`` as the front door reads them (references per example)."""
+    return read_texts(hyps, refs, "per-example", "BLEU")
 
 # pieces that fire every 13a rule: punctuation, numbers, dashes, entities, <skipped>, newlines,
 # long words (hashed token keys), repeated tokens (non-ASCII: tests/test_wide_text.py)
@@ -41,7 +47,7 @@ def _case(pairs, tok, order, collide):
     hyps = [h for h, _ in pairs]
     refs = [rs for _, rs in pairs]
     stats = corpus_stats([_tokens(h, tok) for h in hyps], [[_tokens(r, tok) for r in rs] for rs in refs], order)
-    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
+    rows, ref_ptr, _ = pair_rows(*read(hyps, refs), None)
     mode = {"13a": 0, "none": 1, "char": 2}[tok]
     # key mask: bit 63 and two low bits, so every long token's key is one of four values
     mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
@@ -56,21 +62,20 @@ def test_kernel_equals_sacrebleu_tokens_and_counter_twin(pairs, tok, order, coll
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, mode, order, mask)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist()
     assert np.array_equal(got, correct.T)
-    s = direct_stats(hyps, refs, tokenize=tok, lowercase=False, max_order=order, brevity_penalty="closest",
-                     refs_layout="per-example")
+    s = direct_stats(*read(hyps, refs), tokenize=tok, lowercase=False, max_order=order, brevity_penalty="closest")
     assert s.ref_len.tolist() == ref_len.tolist() and np.array_equal(s.total, total.T)
 
 
 def test_fast_path_applies_only_without_lowercasing():
-    kw = dict(max_order=4, brevity_penalty="closest", refs_layout="per-example")
-    assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=False, **kw) is not None
-    assert direct_stats(["a b"], ["a b"], tokenize="13a", lowercase=True, **kw) is None
-    assert direct_stats(["a b"], ["a b"], tokenize="intl", lowercase=False, **kw) is None
+    kw = dict(max_order=4, brevity_penalty="closest")
+    assert direct_stats(*read(["a b"], ["a b"]), tokenize="13a", lowercase=False, **kw) is not None
+    assert direct_stats(*read(["a b"], ["a b"]), tokenize="13a", lowercase=True, **kw) is None
+    assert direct_stats(*read(["a b"], ["a b"]), tokenize="intl", lowercase=False, **kw) is None
     # non-ASCII text takes it too (as UTF-8, see tests/test_wide_text.py)
-    s = direct_stats(["café au lait"], ["café au lait"], tokenize="13a", lowercase=False, **kw)
+    s = direct_stats(*read(["café au lait"], ["café au lait"]), tokenize="13a", lowercase=False, **kw)
     assert s.sys_len.tolist() == [3] and s.correct[0].tolist() == [3, 2, 1, 0]
     # a NUL is an ordinary character to 13a (rows are read in place, not NUL-joined)
-    s = direct_stats(["a\x00b c."], ["a\x00b c"], tokenize="13a", lowercase=False, **kw)
+    s = direct_stats(*read(["a\x00b c."], ["a\x00b c"]), tokenize="13a", lowercase=False, **kw)
     assert s.sys_len.tolist() == [len(Tokenizer13a()("a\x00b c.").split())] == [3]
     assert s.correct[0].tolist() == [2, 1, 0, 0]
 
@@ -107,7 +112,7 @@ def test_long_texts_number_ngrams_through_the_hash_table(seed, n_words, n_refs, 
     hyp = text(n_words)
     refs = [hyp if k == 0 and rng.random() < 0.3 else text(int(rng.integers(1, 2 * n_words))) for k in range(n_refs)]
     sys_len, _, correct, _ = corpus_stats([hyp.split()], [[r.split() for r in refs]], order)
-    rows, ref_ptr, _ = pair_rows([hyp], [refs], "per-example", None)
+    rows, ref_ptr, _ = pair_rows(*read([hyp], [refs]), None)
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order)
     assert lengths[0] == sys_len[0] and np.array_equal(got, correct.T)
 
@@ -130,7 +135,7 @@ def test_pairs_around_32_and_64_tokens_equal_the_counter_twin(seed, n_refs, orde
     hyps = [text() for _ in range(6)]
     refs = [[text() for _ in range(n_refs)] for _ in hyps]
     sys_len, _, correct, _ = corpus_stats([h.split() for h in hyps], [[r.split() for r in rs] for rs in refs], order)
-    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
+    rows, ref_ptr, _ = pair_rows(*read(hyps, refs), None)
     mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order, mask)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist()
@@ -158,8 +163,7 @@ def test_zh_kernel_equals_sacrebleu_tokens(pairs, order):
     refs = [rs for _, rs in pairs]
     sys_len, ref_len, correct, total = corpus_stats(
         [zh(h.rstrip()).split() for h in hyps], [[zh(r.rstrip()).split() for r in rs] for rs in refs], order)
-    s = direct_stats(hyps, refs, tokenize="zh", lowercase=False, max_order=order, brevity_penalty="closest",
-                     refs_layout="per-example")
+    s = direct_stats(*read(hyps, refs), tokenize="zh", lowercase=False, max_order=order, brevity_penalty="closest")
     assert s.sys_len.tolist() == sys_len.tolist() and s.ref_len.tolist() == ref_len.tolist()
     assert np.array_equal(s.correct, correct.T) and np.array_equal(s.total, total.T)
 
@@ -172,8 +176,8 @@ def test_zh_kernel_equals_the_general_route(tokenize):
 
     hyps = ["中文 测试 5.", ".5 文字。", "\U00020000\U00020001 x", "a,b 中\u3000国", "\u2014 dash \u2190", "", "9,"]
     refs = [["中文测试 5 ."], ["文字。 .5", "x"], ["\U00020000 x"], ["a , b 中国"], ["\u2014dash"], ["a"], [",9"]]
-    kw = dict(tokenize=tokenize, lowercase=False, max_order=4, brevity_penalty="closest", refs_layout="per-example")
-    fast, general = direct_stats(hyps, refs, **kw), general_stats(hyps, refs, **kw)
+    kw = dict(tokenize=tokenize, lowercase=False, max_order=4, brevity_penalty="closest")
+    fast, general = direct_stats(*read(hyps, refs), **kw), general_stats(hyps, refs, refs_layout="per-example", **kw)
     for f in ("sys_len", "ref_len", "correct", "total", "nrefs"):
         assert np.array_equal(getattr(fast, f), getattr(general, f)), f
 
@@ -219,7 +223,7 @@ def test_cached_reference_keys_of_long_texts(seed, n_refs, order):
     refs = [[text() for _ in range(n_refs)] for _ in hyps]
     sys_len, _, correct, _ = corpus_stats([_tokens(h, "13a") for h in hyps],
                                           [[_tokens(r, "13a") for r in rs] for rs in refs], order)
-    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", None)
+    rows, ref_ptr, _ = pair_rows(*read(hyps, refs), None)
     keys = reference_keys(rows.addrs[len(hyps):], rows.lens[len(hyps):], 0)
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, 0, order, ref_keys=keys)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist() and np.array_equal(got, correct.T)
@@ -235,9 +239,9 @@ def test_reference_with_a_word_too_long_for_cached_keys_is_tokenized_per_call():
     hyps = ["a.b- end", "the cat"]
     ready = ready_references(refs, "13a")
     assert ready is not None and ready.keys is None
-    options = dict(tokenize="13a", lowercase=False, max_order=4, brevity_penalty="closest", refs_layout="per-example")
+    options = dict(tokenize="13a", lowercase=False, max_order=4, brevity_penalty="closest")
     got = direct_stats(hyps, ready, **options)
-    want = direct_stats(hyps, refs, **options)
+    want = direct_stats(*read(hyps, refs), **options)
     assert np.array_equal(got.correct, want.correct) and got.ref_len.tolist() == want.ref_len.tolist()
 
 

@@ -26,6 +26,7 @@ from vecscore.kernels.in_place import (
     text_at,
     word_at,
 )
+from vecscore.references import read_pairs, read_texts
 from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.direct import direct_stats, lowered_utf8
 from vecscore.rouge.options import parse_metric
@@ -84,13 +85,15 @@ def test_patched_rows_and_buffers():
 
 
 def test_pair_rows_flattens_references_and_keeps_order():
-    rows, ref_ptr, texts = pair_rows(["h0", "h1"], [["r00", "r01"], "r10"], "per-example", lowered_utf8)
+    read = read_texts(["h0", "h1"], [["r00", "r01"], "r10"], "per-example", "test")
+    rows, ref_ptr, texts = pair_rows(*read, lowered_utf8)
     assert ref_ptr.tolist() == [0, 2, 3]
     assert [_bytes(rows, i) for i in range(len(rows))] == [b"h0", b"h1", b"r00", b"r01", b"r10"]
     assert [texts[i] for i in range(len(texts))] == ["h0", "h1", "r00", "r01", "r10"]
-    rows, ref_ptr, _ = pair_rows(["h0", "h1"], [["a", None], ["b", "c"]], "streams", lowered_utf8)
+    rows, ref_ptr, _ = pair_rows(*read_texts(["h0", "h1"], [["a", None], ["b", "c"]], "streams", "test"), lowered_utf8)
     assert ref_ptr.tolist() == [0, 2, 3] and [_bytes(rows, i) for i in range(2, 5)] == [b"a", b"b", b"c"]
-    assert pair_rows(["h", "é"], ["r", "r"], "per-example", None) is None  # no encoder: not for this route
+    # no encoder: not for this route
+    assert pair_rows(*read_texts(["h", "é"], ["r", "r"], "per-example", "test"), None) is None
 
 
 _WORDS = ["a", "Cat", "CAT", "x9", "naïve", "ÉTÉ", "\u212a", "\x00", "abcdefghij", ".", ""]
@@ -108,7 +111,7 @@ def test_mixed_batches_score_as_the_corpus_route(pairs, subclass):
     parsed = [parse_metric(m) for m in ("rouge1", "rouge2", "rougeL")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct, ref_ptr = direct_stats(hyps, refs, parsed)
+        direct, ref_ptr = direct_stats(*read_pairs(hyps, refs), parsed)
         batch = build_batch([str(h) for h in hyps], refs)
     assert np.array_equal(ref_ptr, batch.ref_ptr)
     for (kind, param), got in zip(parsed, direct):

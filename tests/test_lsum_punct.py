@@ -17,6 +17,7 @@ from vecscore.engine.pair_rows import pair_rows
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
+from vecscore.references import read_pairs, read_texts
 from vecscore.rouge.direct import direct_stats, lowered_utf8
 from vecscore.rouge.options import parse_metric
 from vecscore.text.sentences import punct_keys, split_punct_plain
@@ -43,7 +44,7 @@ def _want(hyp: str, ref: str, scorer=_LSUM):
 
 def _direct_lsum(hyps, refs):
     """(hits, hyp_count, ref_count) of rougeLsum on the per-pair route with the punct splitter."""
-    found = direct_stats(hyps, refs, [parse_metric("rougeLsum")], splitter="punct", warn_empty=False)
+    found = direct_stats(*read_pairs(hyps, refs), [parse_metric("rougeLsum")], splitter="punct", warn_empty=False)
     assert found is not None
     (stats,), ref_ptr = found
     return stats, ref_ptr
@@ -73,7 +74,7 @@ def test_direct_route_equals_rouge_score(pairs, repeat):
 
 
 def _kernel_lsum(hyps, refs, punct, key_mask=-1):
-    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8, ROUGE_SCORE)
+    rows, ref_ptr, _ = pair_rows(*read_texts(list(hyps), list(refs), "per-example", "test"), lowered_utf8, ROUGE_SCORE)
     flags = np.full(len(rows), punct, np.bool_)
     out = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr, np.array([1], np.int64),
                            False, key_mask, want_lsum=True, punct=flags, abbrev=punct_keys())

@@ -199,6 +199,7 @@ import vecscore.memory as memory
 from vecscore.kernels import pair_bleu, pair_rouge
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.engine.pair_rows import pair_rows
+from vecscore.references import read_texts
 from vecscore.rouge.direct import lowered_utf8
 from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 
@@ -223,12 +224,12 @@ pairs = [(h, r) for h in texts.values() for r in texts.values()]
 hyps = [h for h, _ in pairs] + [tiny]
 refs = [[r] for _, r in pairs] + [[tiny, texts["dots"], "", texts["distinct"]]]
 out = {}
-rows, ptr, _ = pair_rows(hyps, refs, "per-example", lowered_utf8)
+rows, ptr, _ = pair_rows(*read_texts(hyps, refs, "per-example", "test"), lowered_utf8)
 for orders, lcs in [((1,), False), ((2,), False), ((1, 2, 3), True), ((), True)]:
     lengths, hits, l = pair_rouge.pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ptr,
                                                    np.array(orders, np.int64), lcs)
     out[f"rouge{orders}{lcs}"] = [lengths.tolist(), hits.tolist(), l.tolist()]
-rows, ptr, _ = pair_rows(hyps, refs, "per-example", None)
+rows, ptr, _ = pair_rows(*read_texts(hyps, refs, "per-example", "test"), None)
 for mode in (0, 1, 2):
     lengths, correct = pair_bleu.pair_bleu_counts(rows.addrs, rows.lens, ptr, mode, 4)
     out[f"bleu{mode}"] = [lengths.tolist(), correct.tolist()]

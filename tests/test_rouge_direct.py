@@ -28,6 +28,7 @@ from vecscore.kernels.pair_lsum import TABLE_CELLS
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.tokenize import nul_offsets
 from vecscore.kernels.wide_text import ROUGE_SCORE
+from vecscore.references import read_pairs, read_texts
 from vecscore.rouge.compiled import metric_stats
 from vecscore.rouge.direct import direct_stats, lowered_utf8
 from vecscore.rouge.options import parse_metric
@@ -56,7 +57,7 @@ def _twin_stats(hyp: str, ref: str):
 def _kernel_stats(hyps, refs, key_mask=-1, orders=(1, 2, 3, 4), bytewise=False):
     """``pair_rouge_stats`` on single-reference pairs: {metric: (hits, hyp_count, ref_count) arrays}.
     ``bytewise``: the byte-at-a-time tokenizer instead of the 64-byte block one."""
-    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8)
+    rows, ref_ptr, _ = pair_rows(*read_texts(list(hyps), list(refs), "per-example", "test"), lowered_utf8)
     lengths, hits, lcs = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
                                           np.array(orders, np.int64), True, key_mask, bytewise)
     n = len(hyps)
@@ -89,7 +90,7 @@ def test_direct_route_equals_corpus_vocabulary_route(pairs):
     parsed = [parse_metric(m) for m in METRICS]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct, ref_ptr = direct_stats(hyps, refs, parsed)
+        direct, ref_ptr = direct_stats(*read_pairs(hyps, refs), parsed)
         batch = build_batch(hyps, refs)
     assert np.array_equal(ref_ptr, batch.ref_ptr)
     for (kind, param), got in zip(parsed, direct):
@@ -111,12 +112,12 @@ def test_collisions_of_long_token_keys_never_merge_tokens():
 
 def test_fast_path_is_taken_only_where_it_applies():
     p = [parse_metric("rouge1"), parse_metric("rougeL")]
-    assert direct_stats(["a b"], ["a b"], p) is not None
-    assert direct_stats(["a b"], ["a b"], p, tokenizer="whitespace") is None
-    assert direct_stats(["a b"], ["a b"], p, transform=lambda w: w) is None
-    assert direct_stats(["a b"], ["a b"], [parse_metric("rougeLsum")]) is not None
-    assert direct_stats(["a b"], ["a b"], [parse_metric("rougeW")]) is None
-    assert direct_stats([["a", "b"]], [["a", "b"]], p) is None
+    assert direct_stats(*read_pairs(["a b"], ["a b"]), p) is not None
+    assert direct_stats(*read_pairs(["a b"], ["a b"]), p, tokenizer="whitespace") is None
+    assert direct_stats(*read_pairs(["a b"], ["a b"]), p, transform=lambda w: w) is None
+    assert direct_stats(*read_pairs(["a b"], ["a b"]), [parse_metric("rougeLsum")]) is not None
+    assert direct_stats(*read_pairs(["a b"], ["a b"]), [parse_metric("rougeW")]) is None
+    assert direct_stats(*read_pairs([["a", "b"]], [["a", "b"]]), p) is None
 
 
 def test_texts_with_nul_or_non_ascii_take_the_encoding_fallback():
@@ -206,7 +207,7 @@ _lsum_text = st.tuples(st.sampled_from(["", "\n", "\n\n", ". \n"]), _lines).map(
 
 def _lsum_kernel(hyps, refs, key_mask=-1, bytewise=False):
     """``(lengths, lsum, ref_ptr)`` of ``pair_rouge_stats(want_lsum=True)``; ``refs``: a list of references per pair."""
-    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8, ROUGE_SCORE)
+    rows, ref_ptr, _ = pair_rows(*read_texts(list(hyps), list(refs), "per-example", "test"), lowered_utf8, ROUGE_SCORE)
     lengths, _, _, lsum = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
                                            np.array([1, 2], np.int64), True, key_mask, bytewise, want_lsum=True)
     return lengths, lsum, ref_ptr
@@ -246,7 +247,7 @@ def test_lsum_direct_route_equals_general_route(pairs):
     parsed = [parse_metric(m) for m in ["rouge1", "rouge2", "rougeL", "rougeLsum"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct, ref_ptr = direct_stats(hyps, refs, parsed)
+        direct, ref_ptr = direct_stats(*read_pairs(hyps, refs), parsed)
         batch = build_batch(hyps, refs, sentences=True)
     assert np.array_equal(ref_ptr, batch.ref_ptr)
     for (kind, param), got in zip(parsed, direct):
@@ -390,7 +391,7 @@ def test_reference_tokens_the_hypothesis_lacks_equal_rouge_score_multi(n_hyp_wor
     parsed = [parse_metric(m) for m in types]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert direct_stats(hyps, refs, parsed) is not None  # the fused kernel applies
+        assert direct_stats(*read_pairs(hyps, refs), parsed) is not None  # the fused kernel applies
         monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
         got = vecscore.rouge(hyps, refs, metrics=types, multi_ref="best")
     for i, (h, rs) in enumerate(zip(hyps, refs)):
@@ -420,7 +421,7 @@ def test_rouge_l_with_common_prefixes_and_suffixes_equals_rouge_score(monkeypatc
     monkeypatch.setenv("VECSCORE_ROUTE", "compiled")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert direct_stats(hyps, refs, [parse_metric("rougeL")]) is not None
+        assert direct_stats(*read_pairs(hyps, refs), [parse_metric("rougeL")]) is not None
         got = vecscore.rouge(hyps, refs, metrics=["rougeL"], multi_ref="best")["rougeL"]
     for i, (h, rs) in enumerate(zip(hyps, refs)):
         want = scorer.score_multi(rs, h)["rougeL"]
@@ -463,7 +464,7 @@ def test_long_pairs_one_to_a_chunk_equal_rouge_score(monkeypatch):
 
 def _multi_ref_kernel_hits(hyps, refs, orders, key_mask=-1):
     """``pair_rouge_stats`` hits (orders x reference rows) of pairs with several references each."""
-    rows, ref_ptr, _ = pair_rows(list(hyps), list(refs), "per-example", lowered_utf8)
+    rows, ref_ptr, _ = pair_rows(*read_texts(list(hyps), list(refs), "per-example", "test"), lowered_utf8)
     lengths, hits, _ = pair_rouge_stats(rows.addrs, rows.lens, ROUGE_SCORE_TABLE, ASCII_LOWER, ref_ptr,
                                         np.array(orders, np.int64), False, key_mask)
     return hits, ref_ptr

@@ -29,6 +29,7 @@ from vecscore.kernels.wide_text import (
     sacrebleu_utf8,
     transcode_rows,
 )
+from vecscore.references import read_pairs, read_refs, read_texts
 from vecscore.rouge.direct import direct_stats as rouge_direct
 from vecscore.rouge.direct import lowered_utf8
 from vecscore.rouge.options import parse_metric
@@ -180,10 +181,11 @@ def test_rows_without_width_are_encoded_in_python():
     class Sub(str):
         pass
 
-    rows, _, _ = pair_rows([Sub("Ünï İ"), "Ünï İ"], ["x", "y"], "per-example", lowered_utf8, ROUGE_SCORE)
+    # a row whose code units the scan does not know (a subclass; the front door's reading makes them exact)
+    rows, _, _ = pair_rows([Sub("Ünï İ"), "Ünï İ"], read_refs(["x", "y"], 2, "text"), lowered_utf8, ROUGE_SCORE)
     assert _bytes(rows, 0) == "ünï i̇".encode()  # the subclass: str.lower() and UTF-8
     assert _bytes(rows, 1) == rouge_score_bytes("Ünï İ")  # width 2: the kernel's bytes
-    assert pair_rows(["é"], ["e"], "per-example", None, None) is None  # no encoder, no transcoding
+    assert pair_rows(*read_texts(["é"], ["e"], "per-example", "test"), None, None) is None  # no encoder, no transcoding
 
 
 @in_place
@@ -197,7 +199,8 @@ def test_without_the_kind_probe_non_ascii_rows_are_encoded(monkeypatch):
     monkeypatch.setattr(ip, "_LAYOUT", [layout])
     rows = str_rows(["été", "ascii", "\u201e"])
     assert rows.kind.tolist() == [NON_ASCII, ASCII, NON_ASCII] and rows.widths().tolist() == [0, 0, 0]
-    got, _, _ = pair_rows(["été x", "a"], ["\u201ex\u201c", "b"], "per-example", sacrebleu_utf8, UTF8)
+    read = read_texts(["été x", "a"], ["\u201ex\u201c", "b"], "per-example", "test")
+    got, _, _ = pair_rows(*read, sacrebleu_utf8, UTF8)
     assert [_bytes(got, i) for i in range(4)] == ["été x".encode(), b"a", "\u201ex\u201c".encode(), b"b"]
 
 
@@ -213,13 +216,14 @@ def test_lone_surrogates_are_refused_as_on_the_other_routes(bad):
     from vecscore import VecscoreError
 
     hyps, refs = ["ok", "fine \u00e9"], ["ok", bad]
-    kw = dict(tokenize="13a", lowercase=False, max_order=4, brevity_penalty="closest", refs_layout="per-example")
+    kw = dict(tokenize="13a", lowercase=False, max_order=4, brevity_penalty="closest")
     with pytest.raises(VecscoreError, match=r"^texts\[3\] contains a lone surrogate"):
-        bleu_direct(hyps, refs, **kw)
+        bleu_direct(*read_texts(hyps, refs, "per-example", "BLEU"), **kw)
     with pytest.raises(VecscoreError, match=r"^refs\[1\] has a lone surrogate"):
-        rouge_direct(hyps, refs, [parse_metric("rouge1")])
+        rouge_direct(*read_pairs(hyps, refs), [parse_metric("rouge1")])
     with pytest.raises(VecscoreError, match=r"^texts\[0\] contains a lone surrogate"):
-        bleu_direct([bad, "x"], [["ok \ud800"], ["y"]], **kw)  # the first row in hyps-then-references order
+        # the first row in hyps-then-references order
+        bleu_direct(*read_texts([bad, "x"], [["ok \ud800"], ["y"]], "per-example", "BLEU"), **kw)
 
 
 # ------------------------------------------------------------------ scores against the oracles
@@ -248,13 +252,13 @@ def test_bleu_kernel_on_non_ascii_equals_sacrebleus_tokens(pairs, tok, order, co
     refs = [rs for _, rs in pairs]
     sys_len, ref_len, correct, total = corpus_stats(
         [_sacre_tokens(h, tok) for h in hyps], [[_sacre_tokens(r, tok) for r in rs] for rs in refs], order)
-    rows, ref_ptr, _ = pair_rows(hyps, refs, "per-example", sacrebleu_utf8, UTF8)
+    rows, ref_ptr, _ = pair_rows(*read_texts(hyps, refs, "per-example", "test"), sacrebleu_utf8, UTF8)
     mask = np.int64(-(1 << 63) | 3) if collide else np.int64(-1)  # long tokens' keys collide
     lengths, got = pair_bleu_counts(rows.addrs, rows.lens, ref_ptr, FAST_MODES[tok], order, mask)
     assert lengths[: len(hyps)].tolist() == sys_len.tolist()
     assert np.array_equal(got, correct.T)
-    s = bleu_direct(hyps, refs, tokenize=tok, lowercase=False, max_order=order, brevity_penalty="closest",
-                    refs_layout="per-example")
+    s = bleu_direct(*read_texts(hyps, refs, "per-example", "BLEU"), tokenize=tok, lowercase=False, max_order=order,
+                    brevity_penalty="closest")
     assert s.ref_len.tolist() == ref_len.tolist() and np.array_equal(s.total, total.T)
 
 
@@ -287,7 +291,7 @@ def test_rouge_on_non_ascii_equals_rouge_score(pairs):
     parsed = [parse_metric(m) for m in ("rouge1", "rouge2", "rougeL")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got, ref_ptr = rouge_direct(hyps, refs, parsed)
+        got, ref_ptr = rouge_direct(*read_pairs(hyps, refs), parsed)
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"])
     tokenize = scorer._tokenizer.tokenize
     for p, (h, rs) in enumerate(zip(hyps, refs)):

@@ -38,6 +38,7 @@ from vecscore.engine.pair_rows import ReadyRows, pair_rows, ready_rows
 from vecscore.errors import VecscoreError
 from vecscore.kernels.pair_bleu import FAST_MODES, MODE_ZH, RefKeys, pair_bleu_counts, reference_keys, unpadded_edges
 from vecscore.kernels.wide_text import UTF8, ZH, ZH_FIXED, sacrebleu_utf8, sacrebleu_zh_bytes
+from vecscore.references import Refs
 from vecscore.text.sacrebleu_tokenizers import tokenize as sacre_tokenize
 from vecscore.text.spans import TokenSpans
 from vecscore.text.tokenizers import spans_from_token_lists
@@ -47,9 +48,10 @@ __all__ = ["direct_stats", "general_stats", "text_stats", "RefCache", "cache_ref
            "ReadyReferences"]
 
 
-def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, brevity_penalty: str,
-                 refs_layout: str) -> BleuStats | None:
-    """Statistics of validated text ``hyps`` (see :func:`vecscore.bleu.bleu_statistics`), or ``None``."""
+def direct_stats(hyps, refs: "Refs | ReadyReferences", *, tokenize: str, lowercase: bool, max_order: int,
+                 brevity_penalty: str) -> BleuStats | None:
+    """Statistics of text ``hyps`` and ``refs`` as the front door read them (see
+    :func:`vecscore.bleu.bleu_statistics`), or ``None``."""
     if tokenize not in FAST_MODES or lowercase:
         return None
     keys = None
@@ -57,7 +59,7 @@ def direct_stats(hyps, refs, *, tokenize: str, lowercase: bool, max_order: int, 
         keys = refs.keys
         refs = refs.rows
     n = len(hyps)
-    got = pair_rows(hyps, refs, refs_layout, *_reading(tokenize))
+    got = pair_rows(hyps, refs, *_reading(tokenize))
     if got is None:  # pragma: no cover - an encoder is given, so every str row is read
         return None
     rows, ref_ptr, texts = got
@@ -136,13 +138,12 @@ def general_stats(hyps, refs, *, tokenize: str | None, lowercase: bool, max_orde
 def text_stats(hyps, refs, *, kind: str, tokenize: str, lowercase: bool, max_order: int, brevity_penalty: str,
                refs_layout: str) -> BleuStats:
     """:func:`direct_stats` where it applies, else :func:`general_stats`."""
-    options = dict(tokenize=tokenize, lowercase=lowercase, max_order=max_order, brevity_penalty=brevity_penalty,
-                   refs_layout=refs_layout)
+    options = dict(tokenize=tokenize, lowercase=lowercase, max_order=max_order, brevity_penalty=brevity_penalty)
     if kind == "text":
         stats = direct_stats(hyps, refs, **options)
         if stats is not None:
             return stats
-    return general_stats(hyps, refs, **options)
+    return general_stats(hyps, refs, refs_layout=refs_layout, **options)
 
 
 def _spans(rows, kind: str, tokenize: str, lowercase: bool) -> TokenSpans:

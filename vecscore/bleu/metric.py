@@ -171,8 +171,7 @@ class BLEU(SacreMetricMethods):
         o = self._opts
         with unicode_errors(hyps, self._refs_rows):
             stats = scoring.compiled().direct_stats(hyps, self._ready, tokenize=o.tokenize, lowercase=o.lowercase,
-                                             max_order=o.max_ngram_order, brevity_penalty=o.brevity_penalty,
-                                             refs_layout="per-example")
+                                             max_order=o.max_ngram_order, brevity_penalty=o.brevity_penalty)
         if stats is not None:
             note_compiled(plain_bleu.warm_key(kind, o.tokenize))
         return stats

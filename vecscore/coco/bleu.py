@@ -72,8 +72,7 @@ def _compiled_stats(batch: Items, n: int) -> BleuStats | None:
 
     refs = Refs(batch.refs, batch.ref_ptr)  # read already: the kernel's reader takes them as they are
     try:
-        s = direct_stats(batch.hyps, refs, tokenize="none", lowercase=False, max_order=n, brevity_penalty="closest",
-                         refs_layout="per-example")
+        s = direct_stats(batch.hyps, refs, tokenize="none", lowercase=False, max_order=n, brevity_penalty="closest")
     except (UnicodeError, VecscoreError):
         return None
     if s is None:  # pragma: no cover - tokenize="none" is one of the kernel's modes

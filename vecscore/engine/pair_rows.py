@@ -1,7 +1,7 @@
 """A batch of text pairs as rows of bytes for the per-pair kernels.
 
-:func:`pair_rows` validates hypotheses and references as the rest of vecscore
-does (the same errors, naming the row) and returns every text by address
+:func:`pair_rows` takes a batch as the front door read it (exact ``str`` rows or a
+string column, the references as :class:`vecscore.references.Refs`) and returns every text by address
 (:class:`vecscore.kernels.in_place.TextRows`): hypotheses first, then the
 references pair by pair, with ``ref_ptr``.  Pure-ASCII ``str`` rows are read
 where they lie.  With ``transcode`` (a mode of :mod:`vecscore.kernels.wide_text`),
@@ -26,10 +26,9 @@ import numpy as np
 
 from vecscore.columns import TextColumn
 from vecscore.errors import VecscoreError
-from vecscore.inputs import check_units, exact_text
-from vecscore.kernels.in_place import ASCII, NOT_STR, TextRows, from_buffer, str_rows
+from vecscore.inputs import exact_text
+from vecscore.kernels.in_place import ASCII, TextRows, from_buffer, str_rows
 from vecscore.kernels.wide_text import ROUGE_SCORE, UTF8, WIDE_SPACES, transcode_rows
-from vecscore.references import Refs, normalize_refs
 
 __all__ = ["pair_rows", "ready_rows", "ReadyRows", "Rows"]
 
@@ -47,15 +46,16 @@ class Rows:
         return self.a[i] if i < len(self.a) else self.b[i - len(self.a)]
 
 
-def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | None, transcode: int | None = None,
+def pair_rows(hyps, refs, encode: Callable[[str], bytes] | None, transcode: int | None = None,
               lone_surrogate: Callable[[int], Exception] | None = None, table: np.ndarray | None = None):
-    """``(rows, ref_ptr, texts)`` of a text batch, or ``None`` (see the module docstring).
+    """``(rows, ref_ptr, texts)`` of a text batch as the front door read it, or ``None`` (see the module
+    docstring).
 
-    ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).  A text
-    holding a lone surrogate (``encode`` raises ``UnicodeEncodeError``, or the transcoding
-    kernel finds one) raises ``lone_surrogate(i)``, ``i`` its row (hypotheses, then the flat
-    references), by default a :class:`VecscoreError` naming ``texts[i]``.  ``table``: the flag table
-    of the ``zh`` transcoding modes.
+    ``hyps`` are exact ``str`` rows or a :class:`TextColumn`; ``refs`` a :class:`Refs` of texts, or
+    :class:`ReadyRows`.  ``texts`` is the sequence of the rows' ``str`` (for messages and warnings).  A text
+    holding a lone surrogate (``encode`` raises ``UnicodeEncodeError``, or the transcoding kernel finds one)
+    raises ``lone_surrogate(i)``, ``i`` its row (hypotheses, then the flat references), by default a
+    :class:`VecscoreError` naming ``texts[i]``.  ``table``: the flag table of the ``zh`` transcoding modes.
     """
     fail = lone_surrogate or _lone_surrogate
     n = len(hyps)
@@ -63,47 +63,29 @@ def pair_rows(hyps, refs, refs_layout: str, encode: Callable[[str], bytes] | Non
     if ready is not None:
         if ready is not _NO_REFS and len(ready.rows) != n:
             raise VecscoreError(f"got {n} hypotheses but {len(ready.rows)} prepared references; they must match")
-        refs = ()  # the hypotheses alone are read here
-    if isinstance(refs, Refs):  # read by vecscore.inputs already: one str per pair is scanned with the hypotheses
-        if refs.n_pairs != n:
-            raise VecscoreError(f"got {n} hypotheses but {refs.n_pairs} reference entries; they must match")
-        refs, refs_layout = (refs.flat, "per-example") if refs.one_each else (refs, refs_layout)
+        flat, ref_ptr = (), np.zeros(1, np.int64)  # the hypotheses alone are read here
+    elif refs.n_pairs != n:
+        raise VecscoreError(f"got {n} hypotheses but {refs.n_pairs} reference entries; they must match")
+    else:
+        flat, ref_ptr = refs.flat, refs.ptr
     if isinstance(hyps, TextColumn):  # a string column: its buffer is read as it is
-        got = _column_pairs(hyps, refs, ready, n, refs_layout, encode, transcode, table, fail)
+        got = _column_pairs(hyps, flat, ref_ptr, ready, encode, transcode, table, fail)
         if got is not NotImplemented:
             return got
         hyps = hyps.decoded()
-    if isinstance(refs, TextColumn):
-        refs = refs.decoded()
-    per_example = (ready is None and refs_layout == "per-example" and not isinstance(refs, (str, bytes, Refs))
-                   and hasattr(refs, "__len__") and len(refs) == n)
-    # hypotheses and (if they may be one str per hypothesis) references in one scan
-    rows = str_rows(hyps, refs) if per_example else str_rows(hyps)
-    if rows is None:  # this Python cannot be read in place: validate, then encode everything
-        check_units(hyps, "text", "hyps")
-        flat, ref_ptr = ([], np.zeros(1, np.int64)) if ready is not None else normalize_refs(refs, n, "text",
-                                                                                              refs_layout)
+    if isinstance(flat, TextColumn):
+        flat = flat.decoded()
+    rows = str_rows(hyps, flat)  # hypotheses and references in one scan
+    if rows is None:  # this Python cannot be read in place: encode everything
         texts = Rows(hyps, flat)
         if encode is None and not all(t.isascii() for t in chain(hyps, flat)):
             return None
-        blobs = _encoded(encode, list(map(exact_text, chain(hyps, flat))), range(len(texts)), fail)
+        blobs = _encoded(encode, list(chain(hyps, flat)), range(len(texts)), fail)
         buf = np.frombuffer(b"".join(blobs), np.uint8)
         offsets = np.zeros(len(blobs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, blobs), np.int64, len(blobs)), out=offsets[1:])
         return _with_ready(from_buffer(buf, offsets), ref_ptr, texts, ready)
-    if (rows.kind[:n] == NOT_STR).any():
-        check_units(hyps, "text", "hyps")  # names the first row that is not a str (subclasses pass)
-    if ready is not None:
-        flat, ref_ptr = [], np.zeros(1, np.int64)
-    elif per_example and not (rows.kind[n:] == NOT_STR).any():
-        ref_ptr = np.arange(n + 1, dtype=np.int64)
-        flat = rows.keep[1]
-    else:  # lists of references, None, streams, ...: the checked path, then the flat references' scan
-        flat, ref_ptr = normalize_refs(refs, n, "text", refs_layout)
-        r = str_rows(flat)
-        rows = TextRows.concat([TextRows(rows.addrs[:n], rows.lens[:n], rows.kind[:n], rows.keep[:1],
-                                         rows.widths()[:n]), r])
-    texts = Rows(rows.keep[0], flat)
+    texts = Rows(*rows.keep)
     rows = _resolved(rows, texts, encode, transcode, table, fail)
     return None if rows is None else _with_ready(rows, ref_ptr, texts, ready)
 
@@ -129,22 +111,16 @@ def _resolved(rows: TextRows, texts, encode, transcode, table, fail) -> TextRows
     return rows
 
 
-def _column_pairs(hyps: TextColumn, refs, ready, n: int, refs_layout: str, encode, transcode, table, fail):
-    """:func:`pair_rows` of a string column's hypotheses with references from a string column (one per pair,
-    or a list column's, :class:`Refs` over a :class:`TextColumn`) or prepared ones: every text read from the
-    columns' own UTF-8 buffers.  ``NotImplemented`` for other references (the caller reads the decoded rows)."""
-    if ready is not None:
-        flat, ref_ptr = [], np.zeros(1, np.int64)
-    elif isinstance(refs, TextColumn) and refs_layout in ("per-example", "auto") and len(refs) == n:
-        flat, ref_ptr = refs, np.arange(n + 1, dtype=np.int64)
-    elif isinstance(refs, Refs) and isinstance(refs.flat, TextColumn):
-        flat, ref_ptr = refs.flat, refs.ptr
-    else:
+def _column_pairs(hyps: TextColumn, flat, ref_ptr, ready, encode, transcode, table, fail):
+    """:func:`pair_rows` of a string column's hypotheses with references from a string column or prepared ones:
+    every text read from the columns' own UTF-8 buffers.  ``NotImplemented`` for other references (the caller
+    reads the decoded rows)."""
+    if ready is None and not isinstance(flat, TextColumn):
         return NotImplemented
     parts = [hyps, flat] if isinstance(flat, TextColumn) else [hyps]
     rows = TextRows.concat([from_buffer(p.data, p.offsets) for p in parts])
     texts = Rows(hyps, flat)
-    need = np.concatenate([_needs_str(p, transcode) + k for p, k in zip(parts, (0, n))])
+    need = np.concatenate([_needs_str(p, transcode) + k for p, k in zip(parts, (0, len(hyps)))])
     if len(need):  # rows whose UTF-8 is not yet the kernel's bytes: read as the str they are
         strs = [texts[int(i)] for i in need]
         sub = str_rows(strs)
@@ -215,7 +191,7 @@ def ready_rows(refs: list, encode: Callable[[str], bytes] | None, transcode: int
     """``refs`` (a list of ``str``, one per hypothesis) resolved once for :func:`pair_rows` (which must be
     given the same ``encode``, ``transcode`` and ``table``), or ``None`` where they cannot be read that
     way (the caller passes the texts then)."""
-    got = pair_rows(refs, _NO_REFS, "per-example", encode, transcode, table=table)
+    got = pair_rows(refs, _NO_REFS, encode, transcode, table=table)
     return None if got is None else ReadyRows(got[0], refs)
 
 

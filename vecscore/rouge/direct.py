@@ -37,7 +37,6 @@ import numpy as np
 from vecscore.engine.batch import warn_empty_rows
 from vecscore.engine.pair_rows import pair_rows
 from vecscore.errors import VecscoreError
-from vecscore.inputs import input_kind
 from vecscore.kernels.intern import ASCII_LOWER
 from vecscore.kernels.pair_rouge import pair_rouge_stats
 from vecscore.kernels.wide_text import ROUGE_SCORE
@@ -50,23 +49,22 @@ from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 __all__ = ["direct_stats", "lowered_utf8"]
 
 
-def _applies(hyps, parsed, tokenizer, transform) -> bool:
+def _applies(kind, parsed, tokenizer, transform) -> bool:
     """Whether :func:`direct_stats` can score this call (the result would be the same either way)."""
     return (
         isinstance(tokenizer, str)
         and tokenizer == "rouge-score"
         and transform is None
         and all(kind in ("n", "L", "Lsum") for kind, _ in parsed)
-        and not isinstance(hyps, (str, bytes))
-        and hasattr(hyps, "__len__")
-        and input_kind(hyps) == "text"
+        and kind == "text"
     )
 
 
-def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None, refs_layout: str = "per-example",
+def direct_stats(hyps, kind: str, refs: Refs, parsed, *, tokenizer="rouge-score", transform=None,
                  warn_empty: bool = True, splitter: str = "newline"):
     """Per metric ``(hits, hyp_count, ref_count)`` and the reference pointer, or ``None``.
 
+    ``hyps``, their input ``kind`` and ``refs`` are as :func:`vecscore.references.read_pairs` read them.
     ``None`` means this route does not apply to the call (the protocol of every
     route, see :mod:`vecscore.route`): not ``str`` texts, another tokenizer, a
     vocabulary transform, or metrics other than rougeN, rougeL and rougeLsum.
@@ -75,10 +73,10 @@ def direct_stats(hyps, refs, parsed, *, tokenizer="rouge-score", transform=None,
     entry per reference row, ``hyp_count`` one per pair.  ``splitter``: rougeLsum's sentence splitter
     (``punct``: :func:`_punct_rows`).
     """
-    if not _applies(hyps, parsed, tokenizer, transform):
+    if not _applies(kind, parsed, tokenizer, transform):
         return None
     n = len(hyps)
-    rows, ref_ptr, texts = pair_rows(hyps, refs, refs_layout, lowered_utf8, ROUGE_SCORE,
+    rows, ref_ptr, texts = pair_rows(hyps, refs, lowered_utf8, ROUGE_SCORE,
                                      lambda i: _lone_surrogate(hyps, refs, i))
     orders = np.array(sorted({int(p) for kind, p in parsed if kind == "n"}), dtype=np.int64)
     want_lcs = any(kind == "L" for kind, _ in parsed)

@@ -23,7 +23,6 @@ from collections import Counter
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.references import batch_rows
 from vecscore.rouge.splitting import split_texts
 from vecscore.route import COST, text_chars, use_plain
 from vecscore.row_errors import check_unicode, warn_empty_rows
@@ -91,10 +90,10 @@ def warm_key(parsed, tokenizer) -> frozenset:
     return frozenset(("rouge", k, tok) for k, _ in parsed)
 
 
-def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_layout, sentences, wlcs,
-                splitter="newline"):
+def plain_stats(hyps, kind, refs, parsed, *, tokenizer, lowercase, transform, sentences, wlcs, splitter="newline"):
     """``(per_metric, ref_ptr)`` as :func:`vecscore.rouge.compiled.compiled_stats`, or ``None``.
 
+    ``hyps``, their input ``kind`` and ``refs`` are as :func:`vecscore.references.read_pairs` read them.
     ``None`` means "take the compiled route": the options are not implemented
     here, or the batch is above the size where this route wins
     (:func:`vecscore.route.use_plain`).  ``splitter``: the sentence splitter to apply first.
@@ -107,7 +106,7 @@ def plain_stats(hyps, refs, parsed, *, tokenizer, lowercase, transform, refs_lay
     if not use_plain(True, lambda: text_chars(hyps), cost, warm, final=False):
         return None
     hyps, refs = split_texts(hyps, refs, splitter)
-    kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
+    rows, ref_ptr = hyps + refs.flat, refs.ptr
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
     n = len(ref_ptr) - 1
