@@ -16,7 +16,7 @@ from vecscore.errors import VecscoreError
 from vecscore.inputs import UNIT_NAME, all_exact_str, as_rows, exact_tokens, exact_unit, exact_units, read_rows
 
 __all__ = ["REFS_LAYOUTS", "AUTO_LAYOUT", "Refs", "check_layout", "read_refs", "read_constructor_refs",
-           "read_pairs", "read_texts", "text_hyps", "cached_mismatch", "normalize_refs", "batch_rows"]
+           "read_pairs", "read_texts", "text_hyps", "cached_mismatch", "batch_rows"]
 
 #: the layouts of references: a list (or one ``str``) per hypothesis, or sacreBLEU's streams (``refs[k][i]``)
 REFS_LAYOUTS = ("per-example", "streams")
@@ -544,13 +544,6 @@ def cached_mismatch(n_hyps: int, refs: Refs) -> VecscoreError:
             "hypothesis pass refs_layout='per-example')") if refs.layout == "streams" else ""
     return VecscoreError(f"got {n_hyps} hypotheses but the cached references have {refs.n_pairs} entries; they must "
                          f"match (sacreBLEU would silently score only the shorter prefix){hint}")
-
-
-def normalize_refs(refs: Any, n_pairs: int, kind: str,
-                   refs_layout: str = "per-example") -> tuple[list, np.ndarray]:
-    """``(flat_refs, ref_ptr)`` of :func:`read_refs`; errors name the row."""
-    r = read_refs(refs, n_pairs, kind, refs_layout)
-    return r.flat, r.ptr
 
 
 def batch_rows(hyps: Sequence[Any], refs: Sequence[Any],

@@ -198,8 +198,8 @@ class RefCache:
 
 
 def cache_references(flat_refs, ref_ptr, *, kind: str, tokenize: str, lowercase: bool, max_order: int) -> RefCache:
-    """A :class:`RefCache` of validated, flattened references (``ref_ptr``:
-    :func:`vecscore.references.normalize_refs`)."""
+    """A :class:`RefCache` of validated, flattened references (``flat_refs`` and ``ref_ptr`` of a
+    :class:`vecscore.references.Refs`)."""
     options = (kind, tokenize, lowercase, max_order)
     if kind == "ids":
         ids, off = _ids(flat_refs, "reference")

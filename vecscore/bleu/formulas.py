@@ -59,7 +59,6 @@ __all__ = [
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 NLTK_METHODS = tuple(f"method{i}" for i in range(8))
-_MY_LOG_ZERO = -9999999999.0  # sacrebleu.utils.my_log(0.0)
 
 
 # --- kernels (libm exp/log, as Python's math module) ------------------------------------------

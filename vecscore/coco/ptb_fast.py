@@ -58,7 +58,6 @@ _LETTERS = bytes(range(0x41, 0x5B)) + bytes(range(0x61, 0x7B)) + b"\xaa\xb5\xba"
     c for c in range(0xC0, 0x100) if c not in (0xD7, 0xF7))
 _UPPER = bytes(range(0x41, 0x5B)) + bytes(c for c in range(0xC0, 0xDF) if c != 0xD7)
 _LOWER = bytes.maketrans(_UPPER, bytes(c + 0x20 for c in _UPPER))
-_LOWER_NP = np.frombuffer(_LOWER, np.uint8)
 _DELETE = b".,;:?!\x00"  # the punctuation tokens' characters and the mark of other bytes to drop
 
 # byte classes (spots are the bytes of class 2 and above)

@@ -26,11 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from vecscore.errors import RowError, VecscoreError
-from vecscore.inputs import input_kind
 from vecscore.kernels.intern import IDENTITY, intern_spans
 from vecscore.kernels.tokenize import sentence_flags
 from vecscore.parallel import current_threads
-from vecscore.references import batch_rows, normalize_refs
+from vecscore.references import batch_rows
 from vecscore.row_errors import warn_empty_rows
 from vecscore.text.sentences import sentence_layout
 from vecscore.text.spans import TokenSpans
@@ -40,7 +39,7 @@ from vecscore.text.tokenizers import (
     tokenize,
 )
 
-__all__ = ["Ragged", "PairBatch", "build_batch", "normalize_refs", "input_kind"]
+__all__ = ["Ragged", "PairBatch", "build_batch"]
 
 
 

@@ -34,8 +34,6 @@ __all__ = ["COCO_METRICS", "CocoMetric", "coco_metric_name", "coco_adapter", "co
 
 COCO_METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr")
 _BY_LOWER = {m.lower(): m for m in COCO_METRICS}
-#: the keyword arguments :class:`CocoMetric` takes
-COCO_OPTIONS = ("tokenize", "refs_layout", "lines")
 
 
 def coco_metric_name(name) -> str | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
@@ -73,15 +72,6 @@ class ConfidenceInterval:
         return {"name": self.name, "score": float(self.score), "mean": float(self.mean), "ci": float(self.ci),
                 "low": float(self.low), "high": float(self.high), "n_bootstrap": int(self.n_bootstrap),
                 "seed": str(self.seed), "signature": self.signature()}
-
-    def json_fields(self, width: int = 2) -> dict:
-        """The keys sacreBLEU's ``--confidence --format json`` adds (``confidence_mean``, ``confidence_var``,
-        ``confidence``), plus ``score`` rounded the same way."""
-        d: dict[str, Any] = {"score": float(f"{self.score:.{width}f}")}
-        if self.mean > 0:
-            m, c = f"{self.mean:.{width}f}", f"{self.ci:.{width}f}"
-            d.update(confidence_mean=float(m), confidence_var=float(c), confidence=f"μ = {m} ± {c}")
-        return d
 
 
 def estimate_ci(scores: np.ndarray):
