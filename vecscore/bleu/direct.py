@@ -128,10 +128,11 @@ def ready_references(refs: list, tokenize: str) -> ReadyReferences | None:
 
 
 def general_stats(hyps, refs, *, tokenize: str | None, lowercase: bool, max_order: int, brevity_penalty: str,
-                  refs_layout: str) -> BleuStats:
-    """Statistics of any input kind: texts through sacreBLEU's ``tokenize``, token lists and ids as they are."""
+                  refs_layout: str, kind: str | None = None) -> BleuStats:
+    """Statistics of any input kind: texts through sacreBLEU's ``tokenize``, token lists and ids as they are
+    (``kind``: as :func:`vecscore.engine.batch.build_batch`)."""
     batch = build_batch(hyps, refs, spans_fn=lambda rows: sacre_tokenize(rows, tokenize, lowercase=lowercase),
-                        refs_layout=refs_layout, warn_empty=False)
+                        refs_layout=refs_layout, warn_empty=False, kind=kind)
     return batch_stats(batch, max_order, brevity_penalty)
 
 
@@ -143,7 +144,7 @@ def text_stats(hyps, refs, *, kind: str, tokenize: str, lowercase: bool, max_ord
         stats = direct_stats(hyps, refs, **options)
         if stats is not None:
             return stats
-    return general_stats(hyps, refs, refs_layout=refs_layout, **options)
+    return general_stats(hyps, refs, refs_layout=refs_layout, kind=kind, **options)
 
 
 def _spans(rows, kind: str, tokenize: str, lowercase: bool) -> TokenSpans:

@@ -102,7 +102,7 @@ def _stats(hyps, refs, weights, method, tokenize, lowercase, brevity_penalty, re
     if plain is not None:
         return plain_bleu.bleu_stats(*plain, kind=kind, **options), plain_formulas
     with rows_named(hyps, refs, refs_layout), unicode_errors(hyps, refs):
-        return _compiled_stats(hyps, refs, refs_layout=refs_layout, **options), bf
+        return _compiled_stats(hyps, refs, refs_layout=refs_layout, kind=kind, **options), bf
 
 
 def _compiled_stats(hyps, refs, **options):

@@ -29,7 +29,7 @@ from vecscore.errors import RowError, VecscoreError
 from vecscore.kernels.intern import IDENTITY, intern_spans
 from vecscore.kernels.tokenize import sentence_flags
 from vecscore.parallel import current_threads
-from vecscore.references import batch_rows
+from vecscore.references import Refs, batch_rows
 from vecscore.row_errors import warn_empty_rows
 from vecscore.text.sentences import sentence_layout
 from vecscore.text.spans import TokenSpans
@@ -179,6 +179,7 @@ def build_batch(
     warn_empty: bool = True,
     spans_fn: Callable[[list[str]], TokenSpans] | None = None,
     sentences: bool = False,
+    kind: str | None = None,
 ) -> PairBatch:
     """Validate, tokenize and intern a batch of pairs.
 
@@ -188,9 +189,13 @@ def build_batch(
     (hypotheses, then references) and returns their :class:`TokenSpans`
     (e.g. the sacreBLEU or ROUGE-1.5.5 tokenizers).  ``sentences=True``
     also records each text's sentences (its lines; see
-    :mod:`vecscore.text.sentences`).
+    :mod:`vecscore.text.sentences`).  ``kind``: the hypotheses' input kind where the front door has read them
+    already (``refs`` then a :class:`Refs`), so that they are not read again.
     """
-    kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
+    if kind is not None and isinstance(refs, Refs):
+        rows, ref_ptr = hyps + refs.flat, refs.ptr
+    else:
+        kind, rows, ref_ptr = batch_rows(hyps, refs, refs_layout)
     n = len(ref_ptr) - 1
     if kind == "ids":
         if transform is not None:

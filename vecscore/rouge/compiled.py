@@ -31,7 +31,7 @@ def compiled_stats(hyps, kind, refs, parsed, *, tokenizer, lowercase, transform,
         return [(*st, None) for st in direct], ref_ptr
     hyps, refs = split_texts(hyps, refs, splitter)
     batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform,
-                        sentences=sentences)
+                        sentences=sentences, kind=kind)
     return [metric_stats(batch, kind, param, wlcs) for kind, param in parsed], batch.ref_ptr
 
 
