@@ -122,60 +122,34 @@ def _split_13a_punct(src, n, dst):
     return m
 
 
+#: 13a's rules on two characters ``c d``, each written with spaces: ``c ␣ d ␣``, or ``␣ c ␣ d`` for the second
+_DOT_AFTER_NONDIGIT = 0  # ``([^0-9])([\.,])`` -> ``'\1 \2 '``
+_DOT_BEFORE_NONDIGIT = 1  # ``([\.,])([^0-9])`` -> ``' \1 \2'``
+_DASH_AFTER_DIGIT = 2  # ``([0-9])(-)`` -> ``'\1 \2 '``
+
+
+@jit(inline=True)
+def _pair_matches(c, d, rule):
+    if rule == _DOT_AFTER_NONDIGIT:
+        return not _is_digit(c) and (d == 46 or d == 44)
+    if rule == _DOT_BEFORE_NONDIGIT:
+        return (c == 46 or c == 44) and not _is_digit(d)
+    return _is_digit(c) and d == 45
+
+
 @jit
-def _split_dot_after_nondigit(src, n, dst):
-    """``([^0-9])([\\.,])`` -> ``'\\1 \\2 '``."""
+def _split_pairs(src, n, dst, rule):
+    """One of 13a's two-character rules (``rule``) from ``src[:n]`` into ``dst``; returns the new length."""
     m = 0
     i = 0
     while i < n:
         c = src[i]
-        if i + 1 < n and not _is_digit(c) and (src[i + 1] == 46 or src[i + 1] == 44):
-            dst[m] = c
-            dst[m + 1] = SPACE
-            dst[m + 2] = src[i + 1]
-            dst[m + 3] = SPACE
-            m += 4
-            i += 2
-        else:
-            dst[m] = c
-            m += 1
-            i += 1
-    return m
-
-
-@jit
-def _split_dot_before_nondigit(src, n, dst):
-    """``([\\.,])([^0-9])`` -> ``' \\1 \\2'``."""
-    m = 0
-    i = 0
-    while i < n:
-        c = src[i]
-        if i + 1 < n and (c == 46 or c == 44) and not _is_digit(src[i + 1]):
-            dst[m] = SPACE
-            dst[m + 1] = c
-            dst[m + 2] = SPACE
-            dst[m + 3] = src[i + 1]
-            m += 4
-            i += 2
-        else:
-            dst[m] = c
-            m += 1
-            i += 1
-    return m
-
-
-@jit
-def _split_dash_after_digit(src, n, dst):
-    """``([0-9])(-)`` -> ``'\\1 \\2 '``."""
-    m = 0
-    i = 0
-    while i < n:
-        c = src[i]
-        if i + 1 < n and _is_digit(c) and src[i + 1] == 45:
-            dst[m] = c
-            dst[m + 1] = SPACE
-            dst[m + 2] = 45
-            dst[m + 3] = SPACE
+        if i + 1 < n and _pair_matches(c, src[i + 1], rule):
+            first = rule == _DOT_BEFORE_NONDIGIT  # the space goes first
+            dst[m] = SPACE if first else c
+            dst[m + 1] = c if first else SPACE
+            dst[m + 2] = SPACE if first else src[i + 1]
+            dst[m + 3] = src[i + 1] if first else SPACE
             m += 4
             i += 2
         else:
@@ -226,10 +200,10 @@ def _re_13a(a, n, b, flags):
     n = _split_13a_punct(a, n, b)
     in_b = True
     if flags & _HAS_DOT:
-        n = _split_dot_after_nondigit(b, n, a)
-        n = _split_dot_before_nondigit(a, n, b)
+        n = _split_pairs(b, n, a, _DOT_AFTER_NONDIGIT)
+        n = _split_pairs(a, n, b, _DOT_BEFORE_NONDIGIT)
     if flags & _HAS_DASH:
-        n = _split_dash_after_digit(b, n, a)
+        n = _split_pairs(b, n, a, _DASH_AFTER_DIGIT)
         in_b = False
     return n, in_b
 
