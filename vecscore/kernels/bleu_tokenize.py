@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.tokenize import token_slots
 from vecscore.memory import CHUNK_FAILED
 
 # Flag bits, kept equal to vecscore.text.unicode_tables.
@@ -481,11 +482,7 @@ def gather_token_rows(starts, ends, counts, slots):
     Returns ``(starts, ends, tok_offsets)``.
     """
     n = len(counts)
-    tok_offsets = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
-    out_s = np.empty(tok_offsets[n], np.int64)
-    out_e = np.empty(tok_offsets[n], np.int64)
+    out_s, out_e, tok_offsets = token_slots(counts)
     for i in prange(n):
         src = slots[i]
         dst = tok_offsets[i]

@@ -13,6 +13,7 @@ import numpy as np
 
 from vecscore._jit import jit, prange
 from vecscore.kernels.swar import block_64, ctz, emit_bits, low_bits, popcount, range_bits
+from vecscore.kernels.tokenize import token_slots
 from vecscore.memory import CHUNK_FAILED
 
 __all__ = ["intern_flat", "gram_keys", "document_frequency", "power_table", "cider_values", "ref_sums", "split_joined",
@@ -392,11 +393,7 @@ def split_spaces(buf, lo, hi, keep_empty):
                 k += prev and not space
                 prev = space
         counts[i] = k
-    tok_offsets = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
-    starts = np.empty(tok_offsets[n], np.int64)
-    ends = np.empty(tok_offsets[n], np.int64)
+    starts, ends, tok_offsets = token_slots(counts)
     for i in prange(n):
         base = lo[i]
         seg = buf[base:hi[i]]
@@ -487,11 +484,7 @@ def split_whitespace(buf, lo, hi):
     none = np.empty(0, np.int64)
     for i in prange(n):
         counts[i] = _split_text(buf[lo[i]:hi[i]], lo[i], none, none, 0, False)
-    tok_offsets = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
-    starts = np.empty(tok_offsets[n], np.int64)
-    ends = np.empty(tok_offsets[n], np.int64)
+    starts, ends, tok_offsets = token_slots(counts)
     for i in prange(n):
         _split_text(buf[lo[i]:hi[i]], lo[i], starts, ends, tok_offsets[i], True)
     return starts, ends, tok_offsets

@@ -130,6 +130,15 @@ def _run_fill(buf, lo, hi, table, starts, ends, k, kend):
     return k
 
 
+@jit
+def token_slots(counts):
+    """``(starts, ends, offsets)`` for texts of ``counts`` tokens each: the ragged offsets, and two int64 arrays
+    of the total length for the tokens' bounds."""
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    offsets[1:] = np.cumsum(counts)
+    return np.empty(offsets[-1], np.int64), np.empty(offsets[-1], np.int64), offsets
+
+
 @jit(parallel=True)
 def split_byte_runs(buf, offsets, table):
     """Tokens are maximal runs of bytes ``b`` with ``table[b] != 0``.
@@ -140,12 +149,7 @@ def split_byte_runs(buf, offsets, table):
     counts = np.empty(n, np.int64)
     for i in prange(n):
         counts[i] = _run_count(buf, offsets[i], offsets[i + 1], table)
-    tok_offsets = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
-    total = tok_offsets[n]
-    starts = np.empty(total, np.int64)
-    ends = np.empty(total, np.int64)
+    starts, ends, tok_offsets = token_slots(counts)
     for i in prange(n):
         _run_fill(buf, offsets[i], offsets[i + 1], table, starts, ends, tok_offsets[i], tok_offsets[i + 1])
     return starts, ends, tok_offsets
@@ -266,12 +270,7 @@ def split_codepoints(buf, offsets, mode):
     dummy = np.empty(0, np.int64)
     for i in prange(n):
         counts[i] = _cp_scan(buf, offsets[i], offsets[i + 1], mode, dummy, dummy, 0, False)
-    tok_offsets = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        tok_offsets[i + 1] = tok_offsets[i] + counts[i]
-    total = tok_offsets[n]
-    starts = np.empty(total, np.int64)
-    ends = np.empty(total, np.int64)
+    starts, ends, tok_offsets = token_slots(counts)
     for i in prange(n):
         _cp_scan(buf, offsets[i], offsets[i + 1], mode, starts, ends, tok_offsets[i], True)
     return starts, ends, tok_offsets

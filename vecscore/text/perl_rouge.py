@@ -98,6 +98,7 @@ from vecscore.kernels.swar import (
     popcount,
     range_bits,
 )
+from vecscore.kernels.tokenize import token_slots
 from vecscore.text.spans import TokenSpans, encode_texts
 
 __all__ = ["perl_tokenize", "perl_tokenize_sentences"]
@@ -288,13 +289,9 @@ def perl_split(buf, offsets, word_limit, byte_limit, lcs, alnum, space):
                                   empty, empty, empty, 0, 0, False)  # fmt: skip
             ntok[i] = k
             nsent[i] = s
-    tok_offsets = np.zeros(n + 1, np.int64)
+    starts, ends, tok_offsets = token_slots(ntok)
     sent_offsets = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        tok_offsets[i + 1] = tok_offsets[i] + ntok[i]
-        sent_offsets[i + 1] = sent_offsets[i] + nsent[i]
-    starts = np.empty(tok_offsets[n], np.int64)
-    ends = np.empty(tok_offsets[n], np.int64)
+    sent_offsets[1:] = np.cumsum(nsent)
     sent_tok_offsets = np.zeros(sent_offsets[n] + 1, np.int64)
     sent_ends = sent_tok_offsets[1:]
     for c in prange(chunks):
