@@ -41,7 +41,7 @@ import numpy as np
 from vecscore.confidence import score_format
 from vecscore.errors import VecscoreError
 from vecscore.inputs import as_rows
-from vecscore.references import check_layout
+from vecscore.references import cached_mismatch, check_layout
 from vecscore.sacrebleu_protocol import SacreMetricMethods, _row
 from vecscore.ter.options import REFERENCE_NORMALIZATIONS, Options, ter_signature
 from vecscore.ter.stats import pair_statistics, read_hyps, read_texts_refs, scores_from_stats, statistics
@@ -197,8 +197,7 @@ class TER(SacreMetricMethods):
                 raise VecscoreError("no references: pass refs, or references= when creating the TER object")
             ref_tokens, read = self._ref_cache
             if read.n_pairs != len(hyps):
-                raise VecscoreError(f"got {len(hyps)} hypotheses but the cached references have "
-                                    f"{read.n_pairs} entries; they must have the same length")
+                raise cached_mismatch(len(hyps), read)
             self._nrefs = read.nrefs_label()
         else:
             ref_tokens, read = self._tokenize_refs(refs, len(hyps), layout)
