@@ -36,10 +36,8 @@ from vecscore.engine.batch import build_batch
 from vecscore.engine.counts import ngram_keys
 from vecscore.errors import VecscoreError
 from vecscore.frames import row_index
-from vecscore.kernels.intern import intern_keys_chunked
-from vecscore.kernels.ngrams import clipped_overlap, row_counts
-from vecscore.kernels.weighted_lcs import weighted_lcs_pairs
-from vecscore.parallel import accepts_workers, current_threads
+from vecscore.kernels.weighted_lcs import weighted_lcs_pairs, weighted_overlap_pairs
+from vecscore.parallel import accepts_workers
 from vecscore.references import read_pairs
 from vecscore.rouge.multiref import combine
 from vecscore.rouge.options import check_multi_ref, check_weighting, make_transform
@@ -139,11 +137,7 @@ def rouge_weighted(
             ck = np.zeros(len(kw) + 1, np.int64)
             np.cumsum(kw, out=ck[1:])
             row_tot = ck[koff[1:]] - ck[koff[:-1]]
-            hits = np.zeros(0, np.int64)
-            if len(owner):  # equal n-grams weigh the same: sum_g W(g) min(c_a, c_b) is the overlap of W * counts
-                gids, first = intern_keys_chunked(keys, current_threads())
-                ptr, idx, cnt = row_counts(gids, koff)
-                hits = clipped_overlap(ptr, idx, cnt * kw[first][idx], owner, ref_rows)
+            hits = weighted_overlap_pairs(keys, kw, koff, owner, ref_rows) if len(owner) else np.zeros(0, np.int64)
             hyp_tot, ref_tot = row_tot[hyp_rows], row_tot[ref_rows]
         scores[name], st = combine(hits, hyp_tot, ref_tot, batch.ref_ptr, multi_ref, alpha, beta)
         if st is not None:
