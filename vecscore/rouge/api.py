@@ -110,7 +110,7 @@ def rouge(
     if isinstance(metrics, str):
         metrics = [metrics]
     index = row_index(hyps)  # the caller's row labels, before the rows are read
-    hyps, kind, refs = read_pairs(hyps, refs, refs_layout)  # read once: exact str rows, references with ref_ptr
+    hyps, input_kind, refs = read_pairs(hyps, refs, refs_layout)  # read once: exact str rows, references with ref_ptr
     parsed = check_options(metrics, multi_ref, alpha, beta, tokenizer, wlcs)
     kinds = {k for k, _ in parsed}
     need_sentences = "Lsum" in kinds or ("W" in kinds and wlcs == "rouge155")
@@ -120,14 +120,14 @@ def rouge(
     options = dict(tokenizer=tokenizer, lowercase=lowercase, transform=transform, sentences=need_sentences, wlcs=wlcs,
                    splitter=sentence_splitter if need_sentences else "newline")
     with rows_named(hyps, refs, refs_layout):
-        found = plain_stats(hyps, kind, refs, parsed, **options)
+        found = plain_stats(hyps, input_kind, refs, parsed, **options)
         if found is None:
             from vecscore.rouge.compiled import (
                 compiled_stats,  # numba loads only on this route
             )
 
             with unicode_errors(hyps, refs):
-                found = compiled_stats(hyps, kind, refs, parsed, **options)
+                found = compiled_stats(hyps, input_kind, refs, parsed, **options)
             note_compiled(warm_key(parsed, tokenizer))
     per_metric, ref_ptr = found
     scores, stats = {}, {}

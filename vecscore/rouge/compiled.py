@@ -22,16 +22,17 @@ from vecscore.rouge.splitting import split_texts
 __all__ = ["compiled_stats", "metric_stats", "rouge_n_stats"]
 
 
-def compiled_stats(hyps, kind, refs, parsed, *, tokenizer, lowercase, transform, sentences, wlcs, splitter="newline"):
+def compiled_stats(hyps, input_kind, refs, parsed, *, tokenizer, lowercase, transform, sentences, wlcs,
+                   splitter="newline"):
     """``(per_metric, ref_ptr)``: per metric ``(hits, hyp_count, ref_count, exponent)`` (see :func:`metric_stats`);
     ``splitter``: the sentence splitter to apply first."""
-    found = direct_stats(hyps, kind, refs, parsed, tokenizer=tokenizer, transform=transform, splitter=splitter)
+    found = direct_stats(hyps, input_kind, refs, parsed, tokenizer=tokenizer, transform=transform, splitter=splitter)
     if found is not None:
         direct, ref_ptr = found
         return [(*st, None) for st in direct], ref_ptr
     hyps, refs = split_texts(hyps, refs, splitter)
     batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform,
-                        sentences=sentences, kind=kind)
+                        sentences=sentences, kind=input_kind)
     return [metric_stats(batch, kind, param, wlcs) for kind, param in parsed], batch.ref_ptr
 
 

@@ -49,22 +49,22 @@ from vecscore.text.tokenizers import ROUGE_SCORE_TABLE
 __all__ = ["direct_stats", "lowered_utf8"]
 
 
-def _applies(kind, parsed, tokenizer, transform) -> bool:
+def _applies(input_kind, parsed, tokenizer, transform) -> bool:
     """Whether :func:`direct_stats` can score this call (the result would be the same either way)."""
     return (
         isinstance(tokenizer, str)
         and tokenizer == "rouge-score"
         and transform is None
         and all(kind in ("n", "L", "Lsum") for kind, _ in parsed)
-        and kind == "text"
+        and input_kind == "text"
     )
 
 
-def direct_stats(hyps, kind: str, refs: Refs, parsed, *, tokenizer="rouge-score", transform=None,
+def direct_stats(hyps, input_kind: str, refs: Refs, parsed, *, tokenizer="rouge-score", transform=None,
                  warn_empty: bool = True, splitter: str = "newline"):
     """Per metric ``(hits, hyp_count, ref_count)`` and the reference pointer, or ``None``.
 
-    ``hyps``, their input ``kind`` and ``refs`` are as :func:`vecscore.references.read_pairs` read them.
+    ``hyps``, their ``input_kind`` and ``refs`` are as :func:`vecscore.references.read_pairs` read them.
     ``None`` means this route does not apply to the call (the protocol of every
     route, see :mod:`vecscore.route`): not ``str`` texts, another tokenizer, a
     vocabulary transform, or metrics other than rougeN, rougeL and rougeLsum.
@@ -73,7 +73,7 @@ def direct_stats(hyps, kind: str, refs: Refs, parsed, *, tokenizer="rouge-score"
     entry per reference row, ``hyp_count`` one per pair.  ``splitter``: rougeLsum's sentence splitter
     (``punct``: :func:`_punct_rows`).
     """
-    if not _applies(kind, parsed, tokenizer, transform):
+    if not _applies(input_kind, parsed, tokenizer, transform):
         return None
     n = len(hyps)
     rows, ref_ptr, texts = pair_rows(hyps, refs, lowered_utf8, ROUGE_SCORE,

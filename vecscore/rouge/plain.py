@@ -90,10 +90,11 @@ def warm_key(parsed, tokenizer) -> frozenset:
     return frozenset(("rouge", k, tok) for k, _ in parsed)
 
 
-def plain_stats(hyps, kind, refs, parsed, *, tokenizer, lowercase, transform, sentences, wlcs, splitter="newline"):
+def plain_stats(hyps, input_kind, refs, parsed, *, tokenizer, lowercase, transform, sentences, wlcs,
+                splitter="newline"):
     """``(per_metric, ref_ptr)`` as :func:`vecscore.rouge.compiled.compiled_stats`, or ``None``.
 
-    ``hyps``, their input ``kind`` and ``refs`` are as :func:`vecscore.references.read_pairs` read them.
+    ``hyps``, their ``input_kind`` and ``refs`` are as :func:`vecscore.references.read_pairs` read them.
     ``None`` means "take the compiled route": the options are not implemented
     here, or the batch is above the size where this route wins
     (:func:`vecscore.route.use_plain`).  ``splitter``: the sentence splitter to apply first.
@@ -112,11 +113,11 @@ def plain_stats(hyps, kind, refs, parsed, *, tokenizer, lowercase, transform, se
     n = len(ref_ptr) - 1
     if not use_plain(True, lambda: text_chars(rows), cost, warm):
         return None
-    if kind == "ids":
+    if input_kind == "ids":
         if transform is not None:
             raise VecscoreError("stemming and stopwords need text or string tokens, not token ids")
         texts = _id_rows(rows)
-    elif kind == "tokens":
+    elif input_kind == "tokens":
         texts = _apply([[list(r)] for r in rows], transform)
     else:
         texts = _text_tokens(rows, tokenizer, lowercase, sentences)
@@ -124,15 +125,15 @@ def plain_stats(hyps, kind, refs, parsed, *, tokenizer, lowercase, transform, se
         texts = _apply(texts, transform)
     flat = [[t for s in sents for t in s] for sents in texts]
     lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
-    if kind == "text":
+    if input_kind == "text":
         warn_empty_rows(rows, lengths)
     owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ref_ptr))
     hyp_len, ref_len = lengths[:n], lengths[n:]
     per_metric = []
-    for kind_, param in parsed:
-        if kind_ == "n":
+    for kind, param in parsed:
+        if kind == "n":
             per_metric.append((*_ngram_stats(flat, n, owner, int(param)), None))
-        elif kind_ == "L":
+        elif kind == "L":
             hits = [lcs_length(flat[o], flat[n + j]) for j, o in enumerate(owner.tolist())]
             per_metric.append((np.array(hits, np.int64), hyp_len, ref_len, None))
         else:
