@@ -113,7 +113,7 @@ def rouge_weighted(
     check_unicode(hyps, "hyps")
     check_unicode(refs, "refs")
     with rows_named(hyps, refs):
-        batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform)
+        batch = build_batch(hyps, refs, tokenizer=tokenizer, lowercase=lowercase, transform=transform, kind=kind)
     # build_batch numbers the transformed vocabulary in order of first output, as this dict does
     w = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
     if len(w) < batch.n_vocab:
