@@ -1,0 +1,93 @@
+"""Score hypotheses against their references: prepare each distinct text once, align every (hypothesis,
+reference) pair, keep each item's best reference (the first of equal scores, as the jar keeps it), and sum
+the statistics for the corpus score."""
+from __future__ import annotations
+
+import numpy as np
+
+from vecscore.meteor.options import MeteorOptions
+from vecscore.meteor.stats import N_STATS, corpus_stats, scores_from_stats, stats_row
+
+__all__ = ["score_items", "pair_stats"]
+
+_CODES = {"exact": 0, "stem": 1, "synonym": 2, "paraphrase": 3}
+
+
+def _texts(hyps: list[str], refs: list[list[str]], options: MeteorOptions, prefixes):
+    """Distinct prepared texts (token lists), and per pair the numbers of its hypothesis and reference texts."""
+    from vecscore.meteor.normalize import prepare
+
+    number: dict[str, int] = {}
+    texts: list[list[str]] = []
+
+    def text_id(text: str) -> int:
+        t = number.get(text)
+        if t is None:
+            t = number[text] = len(texts)
+            texts.append(prepare(text, normalize=options.normalize, keep_punct=options.keep_punct,
+                                 lowercase=options.lowercase, prefixes=prefixes))
+        return t
+
+    hyp_ids = [text_id(h) for h in hyps]
+    pair_hyp = np.fromiter((hyp_ids[n] for n, rs in enumerate(refs) for _ in rs), np.int64)
+    pair_ref = np.fromiter((text_id(r) for rs in refs for r in rs), np.int64)
+    return texts, pair_hyp, pair_ref
+
+
+def pair_stats(texts: list[list[str]], pair_hyp: np.ndarray, pair_ref: np.ndarray, options: MeteorOptions, data,
+               plain: bool = False) -> np.ndarray:
+    """The 23 statistics of every pair, on the compiled kernel or (``plain``) the plain Python aligner."""
+    from vecscore.meteor.normalize import java_lower
+
+    if plain:
+        from vecscore.meteor.align import align
+
+        out = np.zeros((len(pair_hyp), N_STATS))
+        for k, (h, r) in enumerate(zip(pair_hyp.tolist(), pair_ref.tolist())):
+            out[k] = stats_row(align(texts[h], texts[r], modules=options.modules, function_words=data.function_words,
+                                     lower=java_lower, stem=data.stem, synsets=data.synsets, paraphrase=data.paraphrase,
+                                     beam_size=options.beam_size))
+        return out
+    from vecscore.kernels.meteor_align import meteor_pair_stats
+    from vecscore.meteor.features import EMPTY_TRIE, word_rows
+
+    para = data.paraphrase
+    rows = word_rows(texts, function_words=data.function_words, lower=java_lower, stem=data.stem,
+                     synsets=data.synsets, translate=None if para is None else para.translate)
+    trie = EMPTY_TRIE if para is None else (para.child_ptr, para.child_word, para.child_node, para.emit_ptr,
+                                            para.emit, para.para_ptr, para.para_words)
+    modules = np.array([_CODES[m] for m in options.modules], np.int64)
+    return meteor_pair_stats(rows.words, rows.woff, pair_hyp, pair_ref, rows.key, rows.stem_key, rows.function,
+                             rows.syn, rows.syn_ptr, rows.para, modules, options.beam_size, *trie)
+
+
+def _best_of_items(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per item, the index (into the pairs) of its first best-scoring pair."""
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    best = np.maximum.reduceat(scores, starts)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    hit = np.flatnonzero(scores == best[owner])
+    first = np.full(len(counts), -1, np.int64)
+    first_hit = np.unique(owner[hit], return_index=True)[1]
+    first[owner[hit[first_hit]]] = hit[first_hit]
+    return first
+
+
+def score_items(hyps: list[str], refs: list[list[str]], options: MeteorOptions, *, jar=None, paraphrase_file=None,
+                plain: bool = False):
+    from vecscore.meteor.api import MeteorResult
+    from vecscore.meteor.data import load_data
+
+    data = load_data(options.modules, jar=jar, paraphrase_file=paraphrase_file)
+    params = (options.alpha, options.beta, options.gamma, options.delta)
+    if not hyps:
+        return MeteorResult(np.zeros(0), 0.0, np.zeros((0, N_STATS)), np.zeros(0, np.int64), options)
+    texts, pair_hyp, pair_ref = _texts(hyps, refs, options, data.prefixes)
+    st = pair_stats(texts, pair_hyp, pair_ref, options, data, plain=plain)
+    counts = np.array([len(rs) for rs in refs], np.int64)
+    first = _best_of_items(scores_from_stats(st, options.weights, *params), counts)
+    stats = st[first]
+    best_ref = first - np.concatenate(([0], np.cumsum(counts)[:-1]))
+    scores = scores_from_stats(stats, options.weights, *params)
+    total = float(scores_from_stats(corpus_stats(stats), options.weights, *params)[0])
+    return MeteorResult(scores=scores, score=total, stats=stats, best_ref=best_ref, options=options)
