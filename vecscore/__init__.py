@@ -2,7 +2,7 @@
 
 Most public names load on first use (PEP 562), so ``import vecscore`` is
 cheap; numba itself loads only when a call takes the compiled route
-(:mod:`vecscore.route`).  ``rouge`` and ``rouge155`` are imported here: they
+(:mod:`vecscore.route`).  ``rouge``, ``rouge155`` and ``meteor`` are imported here: they
 share their names with their modules, and a lazily set function would be
 replaced by the module as soon as anything imported the module.
 """
@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from vecscore._version import __version__
+from vecscore.meteor.api import meteor
 from vecscore.rouge.api import rouge
 from vecscore.rouge.rouge155.api import perl_average, rouge155, rouge155_args
 
@@ -41,6 +42,8 @@ _EXPORTS = {
     "nltk_corpus_bleu": "vecscore.bleu.nltk",
     "nltk_sentence_bleu": "vecscore.bleu.nltk",
     "rouge_weighted": "vecscore.rouge.weighted",
+    "MeteorResult": "vecscore.meteor.api",
+    "nltk_meteor_score": "vecscore.meteor.nltk_meteor",
     "SharedReferences": "vecscore.shared_refs",
     "tune_memory": "vecscore.memory",
     "RougeResult": "vecscore.rouge.results",
@@ -57,7 +60,7 @@ __all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", 
            "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
            "rouge_weighted", "tune_memory", "RougeResult", "Score", "VecscoreError", "EmptyTokenizationWarning",
            "UndefinedMetricWarning", "confidence_interval", "paired_bootstrap", "paired_randomization",
-           "SharedReferences"]
+           "SharedReferences", "meteor", "MeteorResult", "nltk_meteor_score"]
 
 
 def __getattr__(name: str):
@@ -92,6 +95,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         VecscoreError,
     )
     from vecscore.memory import tune_memory
+    from vecscore.meteor.api import MeteorResult
+    from vecscore.meteor.nltk_meteor import nltk_meteor_score
     from vecscore.rouge.results import RougeResult, Score
     from vecscore.rouge.scorer import RougeScorer
     from vecscore.rouge.stats import RougeStats

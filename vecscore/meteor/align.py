@@ -86,7 +86,8 @@ class _Path:
         return p
 
     def is_used(self, m: Match) -> bool:
-        return any(self.used2[m.start:m.start + m.length]) or any(self.used1[m.match_start:m.match_start + m.match_length])
+        return any(self.used2[m.start:m.start + m.length]) or \
+            any(self.used1[m.match_start:m.match_start + m.match_length])
 
     def set_used(self, m: Match) -> None:
         for k in range(m.start, m.start + m.length):
