@@ -390,7 +390,7 @@ def test_cache_is_reused_and_read_only(cache, tmp_path):
     second = cached_arrays("paraphrase", [source], build)
     assert len(calls) == 1
     files = list(cache.iterdir())
-    assert len(files) == 1 and files[0].suffix == ".npy" and not [f for f in files if f.name.startswith(".")]
+    assert len([f for f in files if f.suffix == ".npy"]) == 1 and not [f for f in files if f.name.startswith(".")]
     for name, a in second.items():
         assert not a.flags.writeable, name
         np.testing.assert_array_equal(a, first[name])
@@ -422,17 +422,37 @@ def test_cache_is_rebuilt_when_the_source_changes(cache, tmp_path):
     assert calls == [1] and len(table) == 5
     assert table.reference_paths(table.translate(["big", "dog"]), 0) == [(2, 4)]
     assert table.paraphrase_words(4) == ["hound"]
-    assert len(list(cache.iterdir())) == 1  # replaced in place, no partial or stale files
+    files = list(cache.iterdir())  # replaced in place, no partial or stale files
+    assert len([f for f in files if f.suffix == ".npy"]) == 1 and not [f for f in files if f.name.startswith(".")]
 
 
 def test_damaged_cache_file_is_rebuilt(cache, tmp_path):
     source = _write_table(tmp_path / "table.gz", SYNTHETIC)
     build, calls = _counting(SYNTHETIC)
     cached_arrays("paraphrase", [source], build)
-    (path,) = cache.iterdir()
+    (path,) = cache.glob("*.npy")
     path.write_bytes(path.read_bytes()[:200])
     table = ParaphraseTable(cached_arrays("paraphrase", [source], build))
     assert calls == [1, 1] and len(table) == 7
+
+
+def test_cold_processes_build_once(cache, tmp_path):
+    """Workers started together on a cold cache: one builds, the others wait for its file."""
+    source = _write_table(tmp_path / "table.gz", SYNTHETIC)
+    log = tmp_path / "builds.log"
+    code = (f"import time; from pathlib import Path; from vecscore.meteor import resources as r\n"
+            f"from vecscore.meteor.paraphrase import build_paraphrase_arrays\n"
+            f"r.cache_folder = lambda: {str(cache)!r}\n"
+            f"def build():\n"
+            f"    open({str(log)!r}, 'a').write('built\\n'); time.sleep(1.0)\n"
+            f"    return build_paraphrase_arrays({_write_bytes(SYNTHETIC)!r})\n"
+            f"a = r.cached_arrays('paraphrase', [Path({str(source)!r})], build)\n"
+            f"print(a['emit'].tolist())")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).parents[1]) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
+    assert len({o for o, _ in outs}) == 1 and log.read_text() == "built\n"
 
 
 def test_load_paraphrases_from_a_path(cache, tmp_path):

@@ -10,7 +10,8 @@ vecscore's cache folder (:func:`vecscore.cache_dir.base`: ``VECSCORE_CACHE_DIR``
 own ``__pycache__/numba``, ``~/.cache/vecscore/numba`` or a temporary folder).  A file is named by its kind, the
 format version and a digest of the source's real path; its header records the source's size and modification
 time, and a file whose header does not match the source is built again.  Files are written under a temporary
-name and renamed into place, so a reader never sees a partial file and concurrent builders do not clash.
+name and renamed into place, so a reader never sees a partial file; processes that find no table wait for the
+one that builds it (a lock file beside it) instead of each building their own.
 Loading maps the file read-only (``np.load(mmap_mode="r")``): every process on a machine shares one copy of the
 pages, and a fresh process loads a table in milliseconds.
 
@@ -27,9 +28,10 @@ import re
 import tempfile
 import zipfile
 import zlib
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -174,16 +176,47 @@ def cached_arrays(kind: str, sources: list[Path], build: Callable[[], dict[str, 
         arrays = _load(path, header)
         if arrays is not None:
             return arrays
-    arrays = build()
-    if path is not None and _write(path, header, arrays):
-        loaded = _load(path, header)
-        if loaded is not None:
-            return loaded
+    with _build_lock(path):
+        if path is not None and os.path.exists(path):  # another process may have built it meanwhile
+            arrays = _load(path, header)
+            if arrays is not None:
+                return arrays
+        arrays = build()
+        if path is not None and _write(path, header, arrays):
+            loaded = _load(path, header)
+            if loaded is not None:
+                return loaded
     warn(f"METEOR's {kind} table could not be cached (no writable cache folder; set VECSCORE_CACHE_DIR): "
          "it is built again in every process", RuntimeWarning)
     for a in arrays.values():
         a.setflags(write=False)
     return arrays
+
+
+@contextmanager
+def _build_lock(path: str | None) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` while one process builds a table, so that the workers of a pool
+    started with a cold cache build it once, not once each (each build takes seconds and gigabytes).  Without
+    ``fcntl`` (Windows) or a writable folder, no lock: concurrent builders then write the same file in turn."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None  # type: ignore[assignment]
+    handle = None
+    if path is not None and fcntl is not None:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            handle = open(path + ".lock", "a")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            if handle is not None:
+                handle.close()
+            handle = None
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.close()  # closing the file releases the lock
 
 
 def _write(path: str, header: dict, arrays: dict[str, np.ndarray]) -> bool:
