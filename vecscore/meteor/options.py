@@ -1,7 +1,9 @@
 """METEOR 1.5's options for English: tasks, modules, module weights, parameters, normalization, beam.
 
 The options resolve the way ``meteor-1.5.jar`` resolves its command line: ``-t TASK`` sets the
-parameters, the modules and their weights; ``-p`` replaces the parameters; ``-w`` replaces the weights;
+parameters, the modules and their weights; ``-p`` replaces the parameters *and the task*: the jar then
+takes the task ``custom``, whose module weights are those of ``adq`` (1.0 1.0 0.6 0.8), whatever ``-t``
+said; ``-w`` replaces the weights;
 ``-m`` replaces the modules and then resizes the weights *by position* (a module beyond the weights
 gets 0.0, so ``-m "exact synonym"`` under the default task gives synonym the stem weight 0.6, as the
 jar does); ``-norm`` normalizes, keeps punctuation and lowercases, ``-noPunct`` (only with ``-norm``)
@@ -97,6 +99,8 @@ def resolve_options(task: str = "default", *, modules: Sequence[str] | str | Non
     if name not in TASKS:
         raise VecscoreError(f"task={task!r}: unknown METEOR task; valid: default {' '.join(TASKS)} "
                             "(METEOR 1.5's English tasks; 'default' is 'rank')")
+    if params is not None:  # the jar replaces the task with "custom (...)", which takes adq's weights
+        name = "adq"
     task_params, task_weights = TASKS[name]
     mods: tuple[str, ...] = MODULES
     w: tuple[float, ...] = task_weights
