@@ -87,6 +87,7 @@ COST = {
     "bleu-char": 5,  # one token per character
     "bleu-zh": 8,  # one token per Chinese character, plus the zh rules
     "rouge155": 2,  # the script's tokenizer, ROUGE-N/L/W/S
+    "meteor": 40,  # METEOR 1.5: the jar's normalizer, four matchers and its beam search, per pair in Python
 }
 
 

@@ -168,6 +168,34 @@ def _coco() -> None:
     Cider().compute_score(*tabs)
 
 
+def _meteor() -> None:
+    """METEOR's alignment kernels on a small table built here (no pycocoevalcap needed): read-only arrays, as the
+    memory-mapped tables are."""
+    from vecscore.meteor.data import MeteorData
+    from vecscore.meteor.options import resolve_options
+    from vecscore.meteor.paraphrase import ParaphraseTable, build_paraphrase_arrays
+    from vecscore.meteor.scoring import pair_stats
+    from vecscore.meteor.snowball import stem
+    from vecscore.meteor.synonyms import SynonymTable, build_synonym_arrays
+
+    def frozen(arrays):
+        for a in arrays.values():
+            a.flags.writeable = False
+        return arrays
+
+    para = ParaphraseTable(frozen(build_paraphrase_arrays(b"0.5\nsat on\nsat upon\n0.2\nmat\nrug\n")))
+    syn = SynonymTable(frozen(build_synonym_arrays(b"sit\nsat\n", b"sit\n1 2\nseat\n2\nmat\n3\nrug\n3\n")))
+    data = MeteorData(None, frozenset(("the", "on", "a")), stem, syn.synsets, syn, para)
+    texts = [h.lower().split() for h in _HYPS] + [r.lower().split() for rs in _REFS for r in rs]
+    n = len(_HYPS)
+    hyp = [k for k, rs in enumerate(_REFS) for _ in rs]
+    ref = list(range(n, len(texts)))
+    import numpy as np
+
+    for modules in (None, ["exact"]):
+        pair_stats(texts, np.array(hyp, np.int64), np.array(ref, np.int64), resolve_options(modules=modules), data)
+
+
 GROUPS: dict[str, Callable[[], None]] = {
     "rouge": _rouge,
     "bleu": _bleu,
@@ -176,6 +204,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "chrf": _chrf,
     "ter": _ter,
     "coco": _coco,
+    "meteor": _meteor,
 }
 
 
