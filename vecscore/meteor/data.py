@@ -36,9 +36,12 @@ def load_data(modules: Sequence[str], *, jar=None, paraphrase_file=None) -> Mete
         if data is None:
             from vecscore.meteor.normalize import load_prefixes
 
-            stem = table = para = None
+            stem: Callable[[str], str] | None = None
+            table = para = None
             if "stem" in modules:
-                from vecscore.meteor.snowball import stem
+                from vecscore.meteor import snowball
+
+                stem = snowball.stem
             if "synonym" in modules:
                 from vecscore.meteor.synonyms import load_synonyms
 
