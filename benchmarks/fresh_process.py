@@ -265,6 +265,24 @@ COCO_SYSTEMS = ("out = {}\nfor name, outs in sorted(d['systems'].items()):\n"
                 "    out[name] = " + COCO_SCORES + "\nprint(json.dumps(out))\n")
 
 
+# coco-caption's METEOR: pycocoevalcap's Meteor (meteor-1.5.jar: the JVM's start and its paraphrase table load are
+# part of every process) against vecscore.coco.Meteor (the cached tables mapped, no JVM); the corpus scores
+METEOR_ITEMS = "g, r = d['gts'], d['res']\nprint(json.dumps({'METEOR': Meteor().compute_score(g, r)[0]}))\n"
+METEOR_SYSTEMS = ("out = {}\nm = Meteor()\nfor name, outs in sorted(d['systems'].items()):\n"
+                  "    g = {str(i): rs for i, rs in enumerate(d['refs'])}\n"
+                  "    r = {str(i): [h] for i, h in enumerate(outs)}\n"
+                  "    out[name] = m.compute_score(g, r)[0]\nprint(json.dumps(out))\n")
+
+
+def meteor_tools(body: str, label: str) -> dict[str, Tool]:
+    return {
+        "vecscore": Tool("vecscore.coco.Meteor " + label, "vecscore", lambda i, o: _py(
+            "from vecscore.coco import Meteor\n" + READ_JSON + body, i.coco_json)),
+        "official": Tool("pycocoevalcap Meteor " + label, "pycocoevalcap", lambda i, o: _py(
+            "from pycocoevalcap.meteor.meteor import Meteor\n" + READ_JSON + body, i.coco_json)),
+    }
+
+
 def coco_tools(body: str, label: str) -> dict[str, Tool]:
     return {
         "vecscore": Tool("vecscore.coco " + label, "vecscore", lambda i, o: _py(
@@ -410,6 +428,10 @@ JOBS = {
     "coco-systems": Job("coco-caption Bleu_1-4, ROUGE_L, CIDEr-D, the 21 E2E NLG systems x 630 inputs, one call per "
                         "system (fixed size)", "e2e-systems",
                         coco_tools(COCO_SYSTEMS, "Bleu, Rouge, Cider, one call per system")),
+    "meteor": Job("coco-caption METEOR (meteor-1.5.jar -norm), E2E NLG items x 5 references", "captions",
+                  meteor_tools(METEOR_ITEMS, "")),
+    "meteor-systems": Job("coco-caption METEOR, the 21 E2E NLG systems x 630 inputs, one call per system (fixed "
+                          "size)", "e2e-systems", meteor_tools(METEOR_SYSTEMS, "one call per system")),
     "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", cli_tools("bleu"), check_cli_bleu),
     "cli-chrf": Job("command line: corpus chrF, WMT21 en-de", "wmt", cli_tools("chrf"), check_cli_score),
     "cli-ter": Job("command line: corpus TER, WMT21 en-de", "wmt", cli_tools("ter"), check_cli_score),
