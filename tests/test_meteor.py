@@ -62,6 +62,26 @@ def test_every_e2e_system_equals_pycocoevalcap(ptb_e2e, jar_meteor):
     assert round(ours.compute_score(gts, res["tgen"])[0], 4) == 0.4483
 
 
+def test_nlg_eval_published_values(shared_data):
+    """nlg-eval's own test asserts METEOR (its wrapper runs the jar as coco-caption does) on its example files and
+    its single-example cases, French and Japanese included."""
+    import json
+
+    from tests.conftest import data_file
+    from vecscore.coco import Meteor
+
+    root = data_file(shared_data, "nlg-eval-examples")
+    expected = json.loads((root / "expected_scores.json").read_text(encoding="utf-8"))
+    hyps = (root / "hyp.txt").read_text(encoding="utf-8").splitlines()
+    refs = list(zip(*((root / f).read_text(encoding="utf-8").splitlines() for f in ("ref1.txt", "ref2.txt"))))
+    score, _ = Meteor().compute_score({i: list(r) for i, r in enumerate(refs)}, {i: [h] for i, h in enumerate(hyps)})
+    assert round(score - expected["corpus_files"]["scores"]["METEOR"], 5) == 0
+    for case in expected["individual_cases"]:
+        places = case.get("places", {}).get("METEOR", 5)
+        score, _ = Meteor().compute_score({0: case["refs"]}, {0: [case["hyp"]]})
+        assert round(score - case["scores"]["METEOR"], places) == 0, case["hyp"]
+
+
 ADVERSARIAL = [
     ("", ["a man riding a horse"]),
     ("a man riding a horse", [""]),
