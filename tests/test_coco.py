@@ -315,7 +315,7 @@ def test_evaluate_is_coco_captions_pipeline(shared_data):
     rouge_mean, rouge_items = oracle_rouge.Rouge().compute_score(tok_g, tok_r)
     cider_mean, cider_items = oracle_cider.Cider().compute_score(tok_g, tok_r)
     want.update(ROUGE_L=rouge_mean, CIDEr=cider_mean)
-    out = evaluate(gts, res)
+    out = evaluate(gts, res, meteor=False)
     assert list(out.scores) == list(want)
     for metric, value in want.items():
         assert abs(out.scores[metric] - value) <= TOL, metric
@@ -340,3 +340,68 @@ def test_rouge_l_on_long_texts_of_few_words(coco_route):
     want_mean, want = oracle_rouge.Rouge().compute_score(gts, res)
     got_mean, got = Rouge().compute_score(gts, res)
     assert got.tolist() == want.tolist() and got_mean == want_mean
+
+
+def test_evaluate_with_meteor_is_coco_captions_pipeline(shared_data):
+    """evaluate(gts, res) with METEOR = COCOEvalCap.evaluate's Bleu, METEOR, ROUGE_L, CIDEr: pycocoevalcap's
+    PTBTokenizer (the Java jar), then its scorers on the tokenized dictionaries, Meteor running meteor-1.5.jar
+    (-l en -norm) on them; 100 E2E items, annotation dicts."""
+    from tests.meteor_jar import require_jar
+
+    require_jar()  # java and pycocoevalcap's jar
+    jar = pytest.importorskip("pycocoevalcap.tokenizer.ptbtokenizer")
+    from pycocoevalcap.meteor.meteor import Meteor as JarMeteor
+
+    refs, systems = _e2e(shared_data)
+    gts = {f"img{i}": [{"caption": c, "id": j} for j, c in enumerate(r)] for i, r in enumerate(refs[:100])}
+    res = {f"img{i}": [{"caption": systems["sheff2"][i]}] for i in range(100)}
+    tok_g, tok_r = jar.PTBTokenizer().tokenize(gts), jar.PTBTokenizer().tokenize(res)
+    scorer = JarMeteor()
+    try:
+        meteor_corpus, meteor_items = scorer.compute_score(tok_g, tok_r)
+    finally:
+        del scorer
+    out = evaluate(gts, res)
+    assert list(out.scores) == ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr"]
+    assert abs(out.scores["METEOR"] - meteor_corpus) <= 1e-12
+    assert out.scores["METEOR"] != pytest.approx(np.mean(meteor_items), abs=1e-6)  # summed statistics, not a mean
+    np.testing.assert_allclose([out.per_image[k]["METEOR"] for k in gts], meteor_items, rtol=0, atol=1e-12)
+    assert all(list(row) == list(out.scores) for row in out.per_image.values())
+    want_bleu = oracle_bleu.Bleu(4).compute_score(tok_g, tok_r, 0)[0]
+    assert [out.scores[f"Bleu_{k + 1}"] for k in range(4)] == want_bleu
+    # meteor=False: as before, without METEOR; the other values unchanged
+    without = evaluate(gts, res, meteor=False)
+    assert "METEOR" not in without.scores and all("METEOR" not in r for r in without.per_image.values())
+    assert without.scores == {m: v for m, v in out.scores.items() if m != "METEOR"}
+
+
+def test_evaluate_meteor_published_by_nlg_eval(shared_data):
+    """nlg-eval's published METEOR (it runs meteor-1.5.jar -l en -norm on the captions as given)."""
+    root = data_file(shared_data, "nlg-eval-examples")
+    expected = json.loads((root / "expected_scores.json").read_text(encoding="utf-8"))
+    hyps = (root / "hyp.txt").read_text(encoding="utf-8").splitlines()
+    refs = list(zip(*((root / f).read_text(encoding="utf-8").splitlines() for f in ("ref1.txt", "ref2.txt"))))
+    out = evaluate({i: list(r) for i, r in enumerate(refs)}, {i: [h] for i, h in enumerate(hyps)}, tokenize=False,
+                   meteor=True)
+    assert round(out.scores["METEOR"] - expected["corpus_files"]["scores"]["METEOR"], 5) == 0
+    for case in expected["individual_cases"]:
+        one = evaluate({0: case["refs"]}, {0: [case["hyp"]]}, tokenize=False, meteor=True)
+        places = case.get("places", {}).get("METEOR", 5)
+        assert round(one.scores["METEOR"] - case["scores"]["METEOR"], places) == 0, case["hyp"]
+
+
+def test_evaluate_without_meteor_data(monkeypatch):
+    """pycocoevalcap not installed: meteor=None leaves METEOR out silently, meteor=True is the error that names the
+    fix; a meteor= that is not None/True/False is refused."""
+    import sys
+
+    from vecscore.errors import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "pycocoevalcap", None)  # what importlib finds when it is not installed
+    gts, res = {1: ["a dog runs on the grass"]}, {1: ["a dog runs"]}
+    out = evaluate(gts, res, tokenize=False)
+    assert list(out.scores) == ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"]
+    with pytest.raises(MissingDependencyError, match="pip install pycocoevalcap"):
+        evaluate(gts, res, tokenize=False, meteor=True)
+    with pytest.raises(VecscoreError, match="meteor must be None"):
+        evaluate(gts, res, tokenize=False, meteor="yes")

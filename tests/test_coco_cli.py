@@ -18,7 +18,7 @@ oracle_rouge = pytest.importorskip("pycocoevalcap.rouge.rouge")
 oracle_cider = pytest.importorskip("pycocoevalcap.cider.cider")
 
 N_ITEMS = 60
-METRICS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"]
+METRICS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr"]  # METEOR: pycocoevalcap's data
 
 
 def _oracle(gts: dict, res: dict) -> tuple[dict, dict]:
@@ -97,8 +97,8 @@ def test_e2e_text_files_with_missing_references(tmp_path, capsys, e2e):
     assert main(["coco", "--hyps", hyp, "-r", *ref_paths[:1], "--refs", *ref_paths[1:], "--no-tokenize",
                  "--per-item", "-o", str(out_path)]) == 0
     rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
-    assert [r["pair"] for r in rows] == list(range(N_ITEMS))
-    for m in METRICS:
+    assert [r["pair"] for r in rows] == list(range(N_ITEMS)) and list(rows[0])[1:] == METRICS
+    for m in per:
         np.testing.assert_allclose([r[m] for r in rows], per[m], rtol=0, atol=1e-12 if m == "CIDEr" else 0, err_msg=m)
     # TSV rows, only the metrics asked for (any spelling)
     code, out, _ = _run(["coco", "--hyps", hyp, "-r", *ref_paths, "--no-tokenize", "--per-item", "--format", "tsv",
@@ -263,7 +263,7 @@ def test_text_errors_name_the_file_and_line(tmp_path, capsys):
         (["--hyps", h], "needs both --hyps FILE and -r"),
         (["--hyps", h, "-r", r1, "--results", r1], "not both"),
         ([], "no input"),
-        (["--hyps", h, "-r", r1, "--metrics", "METEOR"], "--metrics METEOR: unknown metric"),
+        (["--hyps", h, "-r", r1, "--metrics", "SPICE"], "--metrics SPICE: unknown metric"),
         (["--hyps", h, "-r", r1, "--per-item", "--format", "json"], "--per-item writes one row per item"),
         (["--hyps", h, "-r", r1, "--confidence-n", "5"], "--confidence-n goes with --confidence"),
         (["--hyps", h, "-r", r1, "--seed", "x", "--confidence"], "--seed must be"),
@@ -329,3 +329,80 @@ def test_coco_json_equals_cocoevalcap_with_the_java_tokenizer(e2e, tmp_path, cap
                           capsys)
     assert code == 0, err
     _close(json.loads(out), want)
+
+
+def test_meteor_equals_pycocoevalcap_and_its_bootstrap(tmp_path, capsys, e2e):
+    """METEOR in the table, the per-item rows and the bootstrap: pycocoevalcap's Meteor (meteor-1.5.jar) on the same
+    captions; the interval's point estimate is the corpus score (summed statistics), the same with a seed every run;
+    vecscore compare takes METEOR too."""
+    from tests.meteor_jar import require_jar
+
+    require_jar()
+    from pycocoevalcap.meteor.meteor import Meteor as JarMeteor
+
+    refs, hyps, other = e2e
+    hyp, ref_paths = _text_files(tmp_path, refs, hyps)
+    scorer = JarMeteor()
+    try:
+        corpus, items = scorer.compute_score({i: r for i, r in enumerate(refs)}, {i: [h] for i, h in enumerate(hyps)})
+        other_corpus, _ = scorer.compute_score({i: r for i, r in enumerate(refs)},
+                                               {i: [h] for i, h in enumerate(other)})
+    finally:
+        del scorer
+    argv = ["coco", "--hyps", hyp, "-r", *ref_paths, "--no-tokenize"]
+    code, out, _ = _run(argv + ["--format", "json", "--confidence", "--confidence-n", "200", "--seed", "5"], capsys)
+    assert code == 0
+    got = json.loads(out)
+    assert list(got)[:len(METRICS)] == METRICS
+    assert abs(got["METEOR"] - corpus) <= 1e-12
+    ci = got["confidence"]["METEOR"]
+    assert ci["low"] < got["METEOR"] < ci["high"] and abs(ci["mean"] - got["METEOR"]) < ci["ci"]
+    assert _run(argv + ["--format", "json", "--confidence", "--confidence-n", "200", "--seed", "5"], capsys)[1] == out
+    code, rows, _ = _run(argv + ["--per-item", "--metrics", "meteor"], capsys)
+    assert code == 0
+    np.testing.assert_allclose([json.loads(r)["METEOR"] for r in rows.splitlines()], items, rtol=0, atol=1e-12)
+    code, table, _ = _run(argv, capsys)
+    assert code == 0 and f"METEOR   {corpus:.4f}" in table.splitlines()
+    # vecscore compare: the same corpus scores, and a paired test
+    sys_path = tmp_path / "sheff1.txt"
+    sys_path.write_text("".join(f"{x}\n" for x in other), encoding="utf-8")
+    cmp = ["compare", "--hyps", hyp, str(sys_path), "--metrics", "METEOR", "--coco-no-tokenize", "--paired-bs-n",
+           "50", "--format", "json"] + [x for p in ref_paths for x in ("--refs", p)]
+    code, out, _ = _run(cmp, capsys)
+    assert code == 0
+    res = json.loads(out)
+    assert abs(res["systems"][0]["METEOR"]["score"] - corpus) <= 1e-12
+    assert abs(res["systems"][1]["METEOR"]["score"] - other_corpus) <= 1e-12
+    assert res["systems"][1]["METEOR"]["p_value"] is not None
+    assert res["signatures"]["METEOR"].startswith("METEOR|tok:none|meteor:1.5-en-norm|bs:50|seed:12345|")
+
+
+def test_without_meteor_data(tmp_path, capsys, monkeypatch):
+    """pycocoevalcap not installed: METEOR is left out of the default metrics with a note (none with -q); asked for,
+    it is an error that names the fix, and nothing is written."""
+    (tmp_path / "h.txt").write_text("a dog runs\na cat\n")
+    (tmp_path / "r.txt").write_text("a dog runs fast\na black cat\n")
+    h, r, out = str(tmp_path / "h.txt"), str(tmp_path / "r.txt"), tmp_path / "o.json"
+    monkeypatch.setitem(sys.modules, "pycocoevalcap", None)  # what importlib finds when it is not installed
+    code, text, err = _run(["coco", "--hyps", h, "-r", r, "--no-tokenize", "--format", "json"], capsys)
+    assert code == 0 and "METEOR" not in json.loads(text) and set(json.loads(text)) == set(METRICS) - {"METEOR"}
+    assert err.startswith("vecscore coco: METEOR left out:") and "pip install pycocoevalcap" in err
+    assert _run(["coco", "--hyps", h, "-r", r, "--no-tokenize", "-q"], capsys)[2] == ""
+    code, _, err = _run(["coco", "--hyps", h, "-r", r, "--no-tokenize", "--metrics", "Bleu_4", "METEOR", "-o",
+                         str(out)], capsys)
+    assert code == 2 and err.startswith("vecscore: error: --metrics METEOR:") and "pip install pycocoevalcap" in err
+    assert not out.exists()
+    (tmp_path / "h2.txt").write_text("a dog\ncats\n")
+    code, _, err = _run(["compare", "--hyps", h, str(tmp_path / "h2.txt"), "--refs", r, "--metrics", "METEOR",
+                         "--coco-no-tokenize"], capsys)
+    assert code == 2 and err.startswith("vecscore: error: --metrics METEOR:") and "pip install pycocoevalcap" in err
+
+
+def test_help_names_every_coco_metric(capsys):
+    """The parser names the metrics in its help without importing their list (every command builds it): the
+    names it gives are the list's."""
+    from vecscore.significance.coco import COCO_METRICS
+
+    assert main(["coco", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert " ".join(COCO_METRICS) in text

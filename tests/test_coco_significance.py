@@ -169,8 +169,8 @@ def test_names_options_and_errors(e2e):
     a = confidence_interval("Bleu_4", hyps, refs[:10], n_bootstrap=5, seed=1)  # a name: tokenized as coco does
     assert a.signature().startswith("Bleu_4|tok:ptb|")
     with pytest.raises(VecscoreError, match="unknown coco-caption metric"):
-        CocoMetric("METEOR")
-    with pytest.raises(VecscoreError, match="Bleu_1 .. Bleu_4, ROUGE_L, CIDEr"):
+        CocoMetric("SPICE")
+    with pytest.raises(VecscoreError, match="Bleu_1 .. Bleu_4, METEOR, ROUGE_L, CIDEr"):
         adapt("SPICE")
     with pytest.raises(VecscoreError, match="at least one reference"):
         confidence_interval(CocoMetric("CIDEr", tokenize=False), hyps[:2], [["a b"], []], n_bootstrap=5)
@@ -195,3 +195,85 @@ def test_no_numba_on_this_path():
             "print('numba' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# --- METEOR: the corpus score of the drawn items' summed statistics ------------------------------------------------
+
+
+def test_meteor_summands_sum_as_the_jar_sums(e2e):
+    """Any resample's summed rows are vecscore.meteor.stats.corpus_stats of the drawn items (the jar's EVAL sum: an
+    item matched perfectly in one chunk adds no chunk), and its score the corpus score of those items."""
+    from vecscore.meteor import meteor
+    from vecscore.meteor.stats import corpus_stats
+    from vecscore.significance.coco import meteor_corpus, meteor_rows, meteor_summands
+
+    refs, systems = e2e
+    hyps = list(systems["tgen"][:40])
+    hyps[:5] = [refs[i][0] for i in range(5)]  # perfect matches, one chunk each
+    result = meteor(hyps, refs[:40], normalize=True)
+    assert (result.scores[:5] == 1.0).all() and (result.stats[:5, 20] == 1).all()
+    summands = meteor_summands(result.stats)
+    assert (summands[:5, 20] == 0).all() and np.array_equal(summands[5:], result.stats[5:])
+    np.testing.assert_array_equal(meteor_rows(summands), result.scores)  # an item's score is unchanged
+    assert meteor_corpus(summands) == meteor_corpus(result.stats) == result.score
+    draws = _draws(40, 30, 3)
+    counts = rs.resample_counts(draws, 40)
+    sums = counts.astype(np.float64) @ summands
+    for k, idx in enumerate(draws):
+        np.testing.assert_array_equal(sums[k], corpus_stats(result.stats[idx]))
+    ci = confidence_interval(CocoMetric("METEOR", tokenize=False), hyps, refs[:40], n_bootstrap=30, seed=3)
+    assert ci.score == result.score
+    assert ci.scores.tolist() == [meteor(
+        [hyps[i] for i in idx], [refs[i] for i in idx], normalize=True).score for idx in draws]
+
+
+def test_meteor_interval_equals_pycocoevalcap_on_resampled_items(e2e):
+    """The point estimate is pycocoevalcap's Meteor on all items; every resample's score is its Meteor on the drawn
+    items (one EVAL per resample, in one JVM); a seed gives the same interval every time."""
+    from tests.meteor_jar import require_jar
+
+    require_jar()
+    from pycocoevalcap.meteor.meteor import Meteor as JarMeteor
+
+    refs, systems = e2e
+    n, n_boot = 30, 12  # the jar takes about 0.3 s per resample of 30 E2E items (1 to 45 references each)
+    refs, hyps = refs[:n], systems["sheff1"][:n]
+    draws = _draws(n, n_boot, 77)
+    jar = JarMeteor()
+    try:
+        corpus, items = jar.compute_score({i: r for i, r in enumerate(refs)}, {i: [h] for i, h in enumerate(hyps)})
+        want = [jar.compute_score(*_resampled_dicts(hyps, refs, idx))[0] for idx in draws]
+    finally:
+        del jar
+    metric = CocoMetric("METEOR", tokenize=False)
+    ci = confidence_interval(metric, hyps, refs, n_bootstrap=n_boot, seed=77)
+    assert abs(ci.score - corpus) <= 1e-12
+    np.testing.assert_allclose(ci.scores, want, rtol=0, atol=1e-12)
+    mean, half = _sacrebleu_estimate(want)
+    assert abs(ci.mean - mean) <= 1e-12 and abs(ci.ci - half) <= 1e-12
+    again = confidence_interval(metric, hyps, refs, n_bootstrap=n_boot, seed=77)
+    assert again.scores.tolist() == ci.scores.tolist() and (again.mean, again.ci) == (ci.mean, ci.ci)
+    assert ci.signature().startswith(f"METEOR|tok:none|meteor:1.5-en-norm|bs:{n_boot}|seed:77|")
+    # per item: the jar's values, from the same statistics
+    from vecscore.significance.coco import per_item_scores
+
+    stats = coco_item_stats(coco_batch(hyps, refs, tokenize=False), ["METEOR"])["METEOR"]
+    np.testing.assert_allclose(per_item_scores("METEOR", stats), items, rtol=0, atol=1e-12)
+
+
+def test_meteor_paired_tests(e2e):
+    refs, systems = e2e
+    base, other = systems["tgen"], systems["sheff1"]
+    metric = CocoMetric("METEOR", tokenize=False)
+    res = paired_bootstrap([metric, CocoMetric("Bleu_4", tokenize=False)], base, {"sheff1": other}, refs,
+                           n_samples=N_BOOT, seed=11)
+    single = confidence_interval(metric, other, refs, n_bootstrap=N_BOOT, seed=11)
+    assert res.results["METEOR"][1].score == single.score
+    assert 0 < res.results["METEOR"][1].p_value <= 1
+    same = paired_randomization([metric], base, {"copy": list(base)}, refs, n_samples=32, seed=3)
+    assert same.results["METEOR"][1].p_value == 1 / 33
+    # "meteor" also names vecscore.meteor (no PTB tokenization) and NLTK's: only "METEOR" is coco-caption's
+    with pytest.raises(VecscoreError, match="spelled 'METEOR'"):
+        CocoMetric("meteor")
+    ar = paired_randomization([metric], base, {"sheff1": other}, refs, n_samples=64, seed=3)
+    assert ar.results["METEOR"][1].score == single.score and 0 < ar.results["METEOR"][1].p_value <= 1

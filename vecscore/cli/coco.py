@@ -1,5 +1,5 @@
-"""``vecscore coco``: coco-caption's evaluation (pycocoevalcap 1.2's ``COCOEvalCap``: Bleu_1..4, ROUGE_L, CIDEr)
-from text files or from coco's JSON files, with bootstrap intervals on request.
+"""``vecscore coco``: coco-caption's evaluation (pycocoevalcap 1.2's ``COCOEvalCap``: Bleu_1..4, METEOR, ROUGE_L,
+CIDEr) from text files or from coco's JSON files, with bootstrap intervals on request.
 
 Inputs:
 
@@ -12,6 +12,10 @@ Inputs:
 
 Every caption is PTB-tokenized as coco-caption does unless ``--no-tokenize``.  Output: coco's metric dictionary
 (a text table, or ``--format json``), or one row per item (``--per-item``: JSON Lines, CSV, TSV, Parquet).
+
+METEOR (meteor-1.5.jar's, ``-l en -norm``, computed without Java) needs the jar's data from an installed
+pycocoevalcap: without ``--metrics`` it is scored when that data is found and left out (with a note on stderr)
+otherwise; ``--metrics METEOR`` without the data is an error naming the fix.
 """
 from __future__ import annotations
 
@@ -19,11 +23,11 @@ import json
 import sys
 from dataclasses import dataclass
 
-from vecscore.errors import VecscoreError
+from vecscore.errors import MissingDependencyError, VecscoreError
 from vecscore.io.read import open_input, read_lines
 from vecscore.io.write import atomic_output, make_writer, output_format, write_json, write_text
 
-__all__ = ["run_coco", "CocoInput", "read_text_input", "read_json_input", "ROW_FORMATS"]
+__all__ = ["run_coco", "CocoInput", "read_text_input", "read_json_input", "require_meteor_data", "ROW_FORMATS"]
 
 ROW_FORMATS = ("jsonl", "csv", "tsv", "parquet")
 
@@ -42,17 +46,19 @@ def _name(path: str) -> str:
     return "<stdin>" if path == "-" else str(path)
 
 
-def read_text_input(hyp_path: str, ref_paths: list[str]) -> CocoInput:
-    """``--hyps``/``-r``: aligned lines; empty reference lines are no reference; every item needs one."""
+def read_text_input(hyp_path: str, ref_paths: list[str], *, strip: bool = True, command: str = "vecscore coco",
+                    item: str = "caption") -> CocoInput:
+    """``--hyps``/``-r``: aligned lines; a reference line that is empty (or only whitespace) is no reference; every
+    item needs one.  ``strip``: surrounding whitespace removed from every line (nlg-eval's reading), else the
+    lines are kept as they are.  ``command`` and ``item`` name the command and its items in messages."""
     if [hyp_path, *ref_paths].count("-") > 1:
         raise VecscoreError("only one of --hyps/-r can be '-' (stdin)")
     if len(set(ref_paths)) != len(ref_paths):
         dup = next(p for p in ref_paths if ref_paths.count(p) > 1)
         raise VecscoreError(f"-r {dup} is given twice; each reference file counts once")
-    hyps = [line.strip() for line in read_lines(hyp_path)]
+    hyps = [line.strip() if strip else line for line in read_lines(hyp_path)]
     if not hyps:
-        raise VecscoreError(f"{_name(hyp_path)} has no lines: vecscore coco needs at least one caption (one per "
-                            "line)")
+        raise VecscoreError(f"{_name(hyp_path)} has no lines: {command} needs at least one {item} (one per line)")
     files = []
     for path in ref_paths:
         rows = read_lines(path)
@@ -61,13 +67,13 @@ def read_text_input(hyp_path: str, ref_paths: list[str]) -> CocoInput:
             short = path if len(rows) < len(hyps) else hyp_path
             raise VecscoreError(f"{_name(path)} has {len(rows):,d} lines but {_name(hyp_path)} has {len(hyps):,d} "
                                 f"(line {first} is missing from {_name(short)}); every reference file needs one line "
-                                "per caption (an empty line for no reference)")
-        files.append([r.strip() for r in rows])
-    refs = [[f[i] for f in files if f[i]] for i in range(len(hyps))]
+                                f"per {item} (an empty line for no reference)")
+        files.append([r.strip() if strip else r for r in rows])
+    refs = [[f[i] for f in files if f[i] and not f[i].isspace()] for i in range(len(hyps))]
     missing = next((i for i, r in enumerate(refs) if not r), None)
     if missing is not None:
         names = ", ".join(_name(p) for p in ref_paths)
-        raise VecscoreError(f"line {missing + 1}: no reference for this caption ({_name(hyp_path)}, line "
+        raise VecscoreError(f"line {missing + 1}: no reference for this {item} ({_name(hyp_path)}, line "
                             f"{missing + 1}): the line is empty in every reference file ({names}); every item needs "
                             "at least one reference")
     return CocoInput(hyps, refs, None, _name(hyp_path))
@@ -153,17 +159,47 @@ def read_json_input(annotations: str, results: str) -> CocoInput:
     return CocoInput([hyp[i] for i in ids], [refs[i] for i in ids], ids, r_name)
 
 
-def _metrics(names: list[str]) -> list[str]:
-    from vecscore.significance.coco import COCO_METRICS, coco_metric_name
+def _meteor_missing(error: VecscoreError) -> str:
+    """Why METEOR cannot be scored, in this command's terms (it has no flag for another copy of the jar)."""
+    if isinstance(error, MissingDependencyError):
+        return ("its data comes from meteor-1.5.jar, which pycocoevalcap ships, and pycocoevalcap is not installed: "
+                "pip install pycocoevalcap")
+    return str(error)
 
+
+def _metrics(names: list[str] | None, quiet: bool = False) -> list[str]:
+    """The metrics asked for (coco-caption's spelling, each once), or by default all of them, METEOR only when its
+    data is found."""
+    from vecscore.coco.evaluate import meteor_data_error
+    from vecscore.significance.coco import COCO_METRICS
+
+    if names is None:
+        missing = meteor_data_error()
+        if missing is None:
+            return list(COCO_METRICS)
+        if not quiet:
+            print(f"vecscore coco: METEOR left out: {_meteor_missing(missing)}", file=sys.stderr)
+        return [m for m in COCO_METRICS if m != "METEOR"]
+    by_lower = {m.lower(): m for m in COCO_METRICS}  # any case: every name here is coco-caption's
     out = []
     for m in names:
-        name = coco_metric_name(m)
+        name = by_lower.get(m.lower())
         if name is None:
-            raise VecscoreError(f"--metrics {m}: unknown metric; valid: {' '.join(COCO_METRICS)} (METEOR and SPICE "
-                                "are not computed)")
+            raise VecscoreError(f"--metrics {m}: unknown metric; valid: {' '.join(COCO_METRICS)} (SPICE is not "
+                                "computed)")
         out.append(name)
+    if "METEOR" in out:
+        require_meteor_data()
     return list(dict.fromkeys(out))
+
+
+def require_meteor_data() -> None:
+    """An error naming the fix (``--metrics METEOR: ...``) when coco-caption's METEOR cannot be computed here."""
+    from vecscore.coco.evaluate import meteor_data_error
+
+    missing = meteor_data_error()
+    if missing is not None:
+        raise type(missing)(f"--metrics METEOR: {_meteor_missing(missing)}")
 
 
 def _read_input(args) -> CocoInput:
@@ -229,7 +265,6 @@ def run_coco(args) -> int:
     from vecscore.io.stream import ScoreChunk
     from vecscore.significance.coco import CocoMetric, coco_adapter, coco_batch, coco_item_stats, per_item_scores
 
-    metrics = _metrics(args.metrics)
     fmt = _format(args)
     per_item = fmt in ROW_FORMATS
     seed = _seed(args.seed)
@@ -239,9 +274,10 @@ def run_coco(args) -> int:
         raise VecscoreError("--confidence adds intervals to the metric dictionary, which per-item output does not "
                             "write: add --summary FILE, or drop --per-item")
     tokenize = not args.no_tokenize
+    metrics = _metrics(args.metrics, args.quiet)
     data = _read_input(args)
     batch = coco_batch(data.hyps, data.refs, tokenize=tokenize)
-    stats = coco_item_stats(batch, metrics)
+    stats = coco_item_stats(batch, metrics, data.image_ids)
     adapters = {m: coco_adapter(CocoMetric(m, tokenize=tokenize)) for m in metrics}
     scores = {m: adapters[m].corpus(stats[m]) for m in metrics}
     sig = signature(batch.n, tokenize)

@@ -9,7 +9,8 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``chrf``           corpus chrF / chrF++ (sacreBLEU), per-pair sentence chrF with ``--per-pair``
 ``ter``            corpus TER (sacreBLEU), per-pair sentence TER with ``--per-pair``
 ``compare``        several systems against one set of references, with paired significance tests
-``coco``           coco-caption's Bleu_1..4, ROUGE_L and CIDEr (pycocoevalcap), from text files or coco's JSON
+``coco``           coco-caption's Bleu_1..4, METEOR, ROUGE_L and CIDEr (pycocoevalcap), from text files or coco's JSON
+``meteor``         METEOR 1.5 as meteor-1.5.jar computes it (no Java), corpus or per line, the jar's options
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 ``sacrebleu``      sacreBLEU's own command line (``REF -i HYP -m bleu chrf ter -b -w -f text -l``), its output
@@ -360,7 +361,12 @@ def run_compare(args) -> int:
 def _coco_or_rouge_metric(name: str, args):
     from vecscore.significance.coco import CocoMetric, coco_metric_name
 
-    if coco_metric_name(name):
+    coco_name = coco_metric_name(name)
+    if coco_name:
+        if coco_name == "METEOR":
+            from vecscore.cli.coco import require_meteor_data
+
+            require_meteor_data()
         # the lines as vecscore coco reads them: stripped, an empty reference line is no reference
         return CocoMetric(name, tokenize=not args.coco_no_tokenize, refs_layout="streams", lines=True)
     return _rouge_metric(name, args)
@@ -374,7 +380,7 @@ def _rouge_metric(name: str, args):
         parse_metric(name)
     except VecscoreError:
         raise VecscoreError(f"--metrics {name}: unknown metric; valid: bleu, chrf, ter, rouge1 ... rouge9, rougeL, "
-                            "rougeLsum, rougeW, and coco-caption's Bleu_1 ... Bleu_4, ROUGE_L, CIDEr") from None
+                            "rougeLsum, rougeW, and coco-caption's Bleu_1 ... Bleu_4, METEOR, ROUGE_L, CIDEr") from None
     return RougeMetric(name, **rouge_options(args))
 
 
@@ -405,6 +411,12 @@ def _is_coco(name: str) -> bool:
 
 def run_coco(args) -> int:
     from vecscore.cli.coco import run_coco as run
+
+    return run(args)
+
+
+def run_meteor(args) -> int:
+    from vecscore.cli.meteor import run_meteor as run
 
     return run(args)
 
@@ -462,8 +474,8 @@ def run_warmup(args) -> int:
 
 #: the function that runs each command
 RUNS = {"rouge": run_rouge, "rouge155": run_rouge155, "bleu": run_bleu, "sentence-bleu": run_bleu, "chrf": run_chrf,
-        "ter": run_ter, "compare": run_compare, "coco": run_coco, "filter": run_filter, "warmup": run_warmup,
-        "sacrebleu": run_sacrebleu}
+        "ter": run_ter, "compare": run_compare, "coco": run_coco, "meteor": run_meteor, "filter": run_filter,
+        "warmup": run_warmup, "sacrebleu": run_sacrebleu}
 
 
 def main(argv=None) -> int:

@@ -178,16 +178,13 @@ def _rouge155_options(p: argparse.ArgumentParser) -> None:
                    help="correct the script's quirks (SU last unigram, W recall, -b LCS)")
 
 
-#: coco-caption's metric names (as ``vecscore.significance.coco.COCO_METRICS``; not imported: every command builds
-#: this parser)
-COCO_METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr")
-
-
 def _coco_parser(sub) -> None:
-    p = sub.add_parser("coco", help="coco-caption's Bleu_1-4, ROUGE_L and CIDEr (pycocoevalcap), from text or "
-                       "coco's JSON",
-                       description="coco-caption's evaluation (pycocoevalcap 1.2's COCOEvalCap without METEOR and "
-                       "SPICE): Bleu_1..4, ROUGE_L and CIDEr (CIDEr-D), PTB-tokenized as coco-caption does.")
+    p = sub.add_parser("coco", help="coco-caption's Bleu_1-4, METEOR, ROUGE_L and CIDEr (pycocoevalcap), from text "
+                       "or coco's JSON",
+                       description="coco-caption's evaluation (pycocoevalcap 1.2's COCOEvalCap without SPICE): "
+                       "Bleu_1..4, METEOR, ROUGE_L and CIDEr (CIDEr-D), PTB-tokenized as coco-caption does. METEOR is "
+                       "meteor-1.5.jar's (-l en -norm, computed without Java) and reads the jar's data from an "
+                       "installed pycocoevalcap.")
     g = p.add_argument_group("input (text files: --hyps/-r; coco's JSON: --annotations/--results)")
     g.add_argument("--hyps", action=Once, metavar="FILE", help="captions, one per line ('-' for stdin)")
     g.add_argument("-r", "--refs", nargs="+", action="extend", metavar="FILE",
@@ -201,8 +198,9 @@ def _coco_parser(sub) -> None:
     s.add_argument("--no-tokenize", action="store_true",
                    help="the captions are already tokenized: split on whitespace as given (as nlg-eval); default: "
                         "PTB-tokenize and lowercase as coco-caption does")
-    s.add_argument("--metrics", nargs="+", action=Once, default=list(COCO_METRICS), metavar="METRIC",
-                   help=f"{' '.join(COCO_METRICS)} (default: all)")
+    s.add_argument("--metrics", nargs="+", action=Once, metavar="METRIC",
+                   help="any of Bleu_1 Bleu_2 Bleu_3 Bleu_4 METEOR ROUGE_L CIDEr, in any case (default: all; METEOR "
+                        "only when pycocoevalcap, which ships its data, is installed)")
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", action=Once, default="-", help="output file ('-': stdout, the default); "
                    "written atomically")
@@ -215,11 +213,62 @@ def _coco_parser(sub) -> None:
     c = p.add_argument_group("confidence interval (bootstrap)")
     c.add_argument("--confidence", action="store_true",
                    help="add a bootstrap estimate (mean ± 95%% interval half-width, sacreBLEU's convention) of every "
-                        "metric: Bleu from resampled per-item counts, ROUGE_L and CIDEr from resampled per-item scores")
+                        "metric: Bleu and METEOR from resampled per-item statistics (summed, as the corpus score), "
+                        "ROUGE_L and CIDEr from resampled per-item scores")
     c.add_argument("--confidence-n", action=Once, type=positive_int, metavar="N",
                    help="bootstrap resamples (default: 1000)")
     c.add_argument("--seed", action=Once, help="seed of the resampling (default: SACREBLEU_SEED, else 12345; 'none' "
                    "for entropy)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no note on stderr when METEOR is left out")
+
+
+def _meteor_parser(sub) -> None:
+    from vecscore.meteor.options import MODULES, TASKS
+
+    p = sub.add_parser("meteor", help="METEOR 1.5 as meteor-1.5.jar computes it (no Java), from text files",
+                       description="METEOR 1.5 of each hypothesis against its references and of the corpus (from the "
+                       "summed statistics, as the jar's final score), equal to meteor-1.5.jar's; its options use the "
+                       "jar's letters. The jar's data (function words, synonyms, paraphrases) is read from an "
+                       "installed pycocoevalcap, or from --jar and --paraphrase-file. Unlike the jar, normalization is "
+                       "on by default, as coco-caption runs it (-l en -norm); --no-norm gives the jar's own default.")
+    g = p.add_argument_group("input")
+    g.add_argument("--hyps", action=Once, metavar="FILE", help="hypotheses, one per line ('-' for stdin)")
+    g.add_argument("-r", "--refs", nargs="+", action="extend", metavar="FILE",
+                   help="reference files: line i of each is a reference of line i of --hyps (an empty line: no "
+                        "reference from this file for that line); repeatable")
+    m = p.add_argument_group("METEOR (meteor-1.5.jar's options, English)")
+    m.add_argument("-t", "--task", action=Once, default="default", choices=["default", *TASKS],
+                   help="parameters, modules and weights of a task (default: %(default)s, which is rank)")
+    m.add_argument("-m", "--modules", nargs="+", action=Once, metavar="MODULE",
+                   help=f"modules in matching order, as values or one quoted string: {' '.join(MODULES)} (default: "
+                        "the task's, all four)")
+    m.add_argument("-w", "--weights", nargs="+", action=Once, metavar="W",
+                   help="one weight per module (default: the task's)")
+    m.add_argument("-p", "--params", nargs="+", action=Once, metavar="P",
+                   help="alpha beta gamma delta; as in the jar, they make the task custom, whose module weights are "
+                        "adq's unless -w says otherwise")
+    m.add_argument("--norm", action=argparse.BooleanOptionalAction, default=True,
+                   help="the jar's -norm: normalize punctuation and lowercase (default: on, as coco-caption; the jar's "
+                        "own default is --no-norm)")
+    m.add_argument("--lower", action="store_true", help="the jar's -lower: only lowercase (with --no-norm)")
+    m.add_argument("--no-punct", action="store_true", help="the jar's -noPunct: also drop punctuation (with --norm)")
+    m.add_argument("-x", "--beam-size", action=Once, type=positive_int, default=40,
+                   help="the aligner's beam (default: %(default)s)")
+    m.add_argument("--jar", action=Once, metavar="PATH",
+                   help="meteor-1.5.jar to read the function words and synonyms from (default: pycocoevalcap's)")
+    m.add_argument("--paraphrase-file", action=Once, metavar="PATH",
+                   help="the paraphrase table, paraphrase-en.gz (default: data/paraphrase-en.gz beside the jar)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--output", action=Once, default="-", help="output file ('-': stdout, the default); "
+                   "written atomically")
+    o.add_argument("--format", action=Once, choices=["text", "json", "jsonl", "csv", "tsv", "parquet"],
+                   help="text or json: the corpus score with its signature; jsonl/csv/tsv/parquet: one row per line "
+                        "(default: from the --output extension, else text, or jsonl with --per-item)")
+    o.add_argument("--per-item", action="store_true", help="one row per line of --hyps: its METEOR (meteor_score)")
+    o.add_argument("--stats", action="store_true",
+                   help="add each line's 23 statistics (of its best reference, the jar's layout) to per-item rows")
+    o.add_argument("--summary", action=Once, metavar="FILE",
+                   help="also write the corpus score (JSON) here ('-': stdout)")
     p.add_argument("--quiet", "-q", action="store_true", help="(accepted for symmetry; nothing is printed but output)")
 
 
@@ -271,8 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="system outputs, one file per system; the first is the baseline")
     cmp.add_argument("--metrics", nargs="+", default=["bleu"], action=Once, metavar="METRIC",
                      help="bleu, chrf, ter, ROUGE metrics (rouge1, rouge2, rougeL, rougeLsum, ...: the mean of the "
-                          "per-pair F, as rouge-score) and coco-caption's Bleu_1..4, ROUGE_L, CIDEr (as vecscore coco) "
-                          "(default: bleu)")
+                          "per-pair F, as rouge-score) and coco-caption's Bleu_1..4, METEOR, ROUGE_L, CIDEr (as "
+                          "vecscore coco) (default: bleu)")
     test = cmp.add_mutually_exclusive_group()
     test.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling (the default)")
     test.add_argument("--paired-ar", action="store_true", help="paired approximate randomization")
@@ -287,10 +336,11 @@ def build_parser() -> argparse.ArgumentParser:
     _ter_options(cmp)
     _rouge_options(cmp, with_metrics=False)
     cmp.add_argument("--coco-no-tokenize", action="store_true",
-                     help="coco-caption metrics (Bleu_1..4, ROUGE_L, CIDEr): the lines are already tokenized (default: "
-                          "PTB-tokenize as coco-caption does)")
+                     help="coco-caption metrics (Bleu_1..4, METEOR, ROUGE_L, CIDEr): the lines are already tokenized "
+                          "(default: PTB-tokenize as coco-caption does)")
 
     _coco_parser(sub)
+    _meteor_parser(sub)
     add_sacrebleu_parser(sub)
 
     f = sub.add_parser("filter", parents=[shared, case], help="keep the rows whose scores pass conditions",

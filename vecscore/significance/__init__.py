@@ -2,7 +2,7 @@
 randomization) for BLEU, chrF and TER, reproducing sacreBLEU 2.6's ``--confidence``, ``--paired-bs`` and
 ``--paired-ar`` (same seeds, same draws, same numbers), with all resamples scored at once from the
 per-pair statistics; the same tests for ROUGE (:class:`RougeMetric`: the mean of the per-pair F, on
-sacreBLEU's draws) and coco-caption's Bleu_1..4, ROUGE_L and CIDEr-D (:class:`CocoMetric`).
+sacreBLEU's draws) and coco-caption's Bleu_1..4, METEOR, ROUGE_L and CIDEr-D (:class:`CocoMetric`).
 For ROUGE: rouge-score's ``BootstrapAggregator`` intervals
 (:func:`rouge_bootstrap`) and the 95% intervals ROUGE-1.5.5.pl prints (:func:`perl_intervals`).
 

@@ -245,8 +245,8 @@ _NAMES = {"bleu": "BLEU", "chrf": "CHRF", "chrf++": "CHRF", "ter": "TER"}
 def adapt(metric) -> MetricAdapter:
     """An adapter for ``metric``: ``vecscore.BLEU(...)``/``CHRF(...)``/``TER(...)``, a :class:`RougeMetric`, a
     :class:`~vecscore.significance.coco.CocoMetric`, or a name (``"bleu"``, ``"chrf"``, ``"chrf++"``, ``"ter"``,
-    ``"rouge1"``, ``"rougeL"``, ..., coco-caption's ``"Bleu_4"``, ``"ROUGE_L"``, ``"CIDEr"``: the default
-    options)."""
+    ``"rouge1"``, ``"rougeL"``, ..., coco-caption's ``"Bleu_4"``, ``"METEOR"``, ``"ROUGE_L"``, ``"CIDEr"``: the
+    default options)."""
     from vecscore.significance.coco import CocoMetric, coco_metric_name
 
     if isinstance(metric, MetricAdapter):
@@ -258,7 +258,7 @@ def adapt(metric) -> MetricAdapter:
                 return adapt_all([metric])[0]
             raise VecscoreError(f"unknown metric {metric!r}; valid: {', '.join(_NAMES)}, a ROUGE metric "
                                 "(rouge1, rouge2, rougeL, rougeLsum, ...) or a coco-caption metric (Bleu_1 .. "
-                                "Bleu_4, ROUGE_L, CIDEr)")
+                                "Bleu_4, METEOR, ROUGE_L, CIDEr)")
     if isinstance(metric, (RougeMetric, CocoMetric)):
         return adapt_all([metric])[0]
     from vecscore.bleu.metric import BLEU

@@ -1,5 +1,5 @@
-"""coco-caption's metrics (pycocoevalcap 1.2: ``Bleu_1`` .. ``Bleu_4``, ``ROUGE_L``, ``CIDEr``) in vecscore's
-bootstrap intervals and paired tests (:func:`~vecscore.significance.confidence_interval`,
+"""coco-caption's metrics (pycocoevalcap 1.2: ``Bleu_1`` .. ``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``) in
+vecscore's bootstrap intervals and paired tests (:func:`~vecscore.significance.confidence_interval`,
 :func:`~vecscore.significance.paired_bootstrap`, :func:`~vecscore.significance.paired_randomization`).
 
 What a resample's score is (an item drawn twice counts twice):
@@ -8,6 +8,9 @@ What a resample's score is (an item drawn twice counts twice):
   closest reference length, clipped matches and n-gram counts of orders 1..k), by its formula; equal, bit for
   bit, to pycocoevalcap's ``Bleu(4)`` run on the drawn items.  The sums are exact (float64 products of integer
   counts).
+* ``METEOR``: meteor-1.5.jar's corpus score (``-l en -norm``, as coco-caption runs it) of the drawn items'
+  summed statistics, as its ``EVAL`` sums them (an item matched perfectly in one chunk adds no chunk); equal to
+  pycocoevalcap's ``Meteor`` run on the drawn items.  Not the mean of the items' scores.
 * ``ROUGE_L``: the mean of the drawn items' ROUGE-L (``np.mean`` in draw order: pycocoevalcap's ``Rouge`` on
   the drawn items).
 * ``CIDEr``: the mean of the drawn items' CIDEr-D, each item's score computed once with the document
@@ -15,10 +18,12 @@ What a resample's score is (an item drawn twice counts twice):
   recompute the document frequencies.
 
 The corpus score is coco-caption's (``COCOEvalCap.eval``'s value).  Per-item statistics (the adapter's
-layout): ``Bleu_k`` int64 ``[testlen, reflen, correct_1..k, guess_1..k]``; ``ROUGE_L`` and ``CIDEr`` float64
-``[score, 1]`` (so approximate randomization sums them as it sums ROUGE's).
+layout): ``Bleu_k`` int64 ``[testlen, reflen, correct_1..k, guess_1..k]``; ``METEOR`` float64, the jar's 23
+statistics of the item's best reference with the chunk count the jar's sum takes from it (0 for a perfect
+match; :func:`meteor_summands`); ``ROUGE_L`` and ``CIDEr`` float64 ``[score, 1]`` (so approximate
+randomization sums them as it sums ROUGE's).
 
-Imports neither numba nor the compiled metrics.
+Importing it imports neither numba nor the compiled metrics.
 """
 from __future__ import annotations
 
@@ -26,24 +31,33 @@ from typing import Any
 
 import numpy as np
 
+from vecscore.coco.evaluate import METRICS
 from vecscore.errors import VecscoreError
 from vecscore.significance.adapters import MetricAdapter
 
 __all__ = ["COCO_METRICS", "CocoMetric", "coco_metric_name", "coco_adapter", "coco_item_stats", "coco_batch",
-           "tokenized", "per_item_scores"]
+           "tokenized", "per_item_scores", "meteor_summands", "meteor_rows", "meteor_corpus"]
 
-COCO_METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr")
+#: coco-caption's metrics in ``COCOEvalCap``'s order (SPICE is not computed)
+COCO_METRICS = METRICS
 _BY_LOWER = {m.lower(): m for m in COCO_METRICS}
 
 
 def coco_metric_name(name) -> str | None:
-    """coco-caption's spelling of a metric name (``"cider"`` -> ``"CIDEr"``), or ``None`` when it is not one."""
-    return _BY_LOWER.get(name.lower()) if isinstance(name, str) else None
+    """coco-caption's spelling of a metric name (``"cider"`` -> ``"CIDEr"``), or ``None`` when it is not one.
+
+    ``METEOR`` counts only spelled so: ``"meteor"`` also names METEOR without coco-caption's PTB tokenization
+    (:func:`vecscore.meteor`) and NLTK's, a different metric, so it is not taken for coco-caption's."""
+    if not isinstance(name, str):
+        return None
+    found = _BY_LOWER.get(name.lower())
+    return None if found == "METEOR" and name != "METEOR" else found
 
 
 class CocoMetric:
     """One coco-caption metric for the bootstrap interval and the paired tests: ``"Bleu_1"`` .. ``"Bleu_4"``,
-    ``"ROUGE_L"`` or ``"CIDEr"`` (CIDEr-D), as pycocoevalcap 1.2 computes it.
+    ``"METEOR"``, ``"ROUGE_L"`` or ``"CIDEr"`` (CIDEr-D), as pycocoevalcap 1.2 computes it (METEOR reads
+    meteor-1.5.jar's data from an installed pycocoevalcap).
 
     ``tokenize``: PTB-tokenize hypotheses and references first, as coco-caption's ``COCOEvalCap`` does
     (default); ``False``: the texts are already tokenized (split on whitespace as given, as nlg-eval scores).
@@ -62,7 +76,8 @@ class CocoMetric:
                  lines: bool = False):
         name = coco_metric_name(metric)
         if name is None:
-            raise VecscoreError(f"unknown coco-caption metric {metric!r}; valid: {', '.join(COCO_METRICS)}")
+            hint = " (coco-caption's is spelled 'METEOR')" if str(metric).lower() == "meteor" else ""
+            raise VecscoreError(f"unknown coco-caption metric {metric!r}{hint}; valid: {', '.join(COCO_METRICS)}")
         if refs_layout not in ("per-example", "streams"):
             raise VecscoreError(f"refs_layout must be 'per-example' or 'streams', not {refs_layout!r}")
         self.metric = name
@@ -95,9 +110,48 @@ def coco_batch(hyps: list[str], refs: list[list[str]], *, tokenize: bool = True)
     return items(hyps, refs)
 
 
-def coco_item_stats(batch, metrics) -> dict[str, np.ndarray]:
+def meteor_summands(stats: np.ndarray) -> np.ndarray:
+    """METEOR's per-item statistics (``(n, 23)``, the jar's layout) as the jar's corpus sum takes them: the chunk
+    count (column 20) of an item matched perfectly in one chunk set to 0, so that any sum of rows (a resample, a
+    randomization trial) is :func:`vecscore.meteor.stats.corpus_stats` of those items.
+
+    An item's score is unchanged by it (a perfect match has no fragmentation penalty either way) whenever the
+    parameter beta is positive, as coco-caption's (0.2).
+    """
+    s = np.array(stats, dtype=np.float64, ndmin=2)
+    stages = s[:, 4:20].reshape(len(s), 4, 4)
+    test_total = stages[:, :, 0].sum(axis=1) + stages[:, :, 2].sum(axis=1)
+    ref_total = stages[:, :, 1].sum(axis=1) + stages[:, :, 3].sum(axis=1)
+    perfect = (test_total == s[:, 0]) & (ref_total == s[:, 1]) & (s[:, 20] == 1)
+    s[perfect, 20] = 0.0
+    return s
+
+
+def _meteor_params():
+    from vecscore.meteor.options import resolve_options
+
+    o = resolve_options("default", normalize=True)  # coco-caption's -l en -norm
+    return o.weights, o.alpha, o.beta, o.gamma, o.delta
+
+
+def meteor_rows(sums: np.ndarray) -> np.ndarray:
+    """coco-caption's METEOR of every row of summed statistics (:func:`meteor_summands` rows, summed)."""
+    from vecscore.meteor.stats import scores_from_stats
+
+    return scores_from_stats(np.asarray(sums, np.float64).reshape(-1, 23), *_meteor_params())
+
+
+def meteor_corpus(stats: np.ndarray) -> float:
+    """coco-caption's corpus METEOR of per-item statistics (the jar's rows or :func:`meteor_summands` rows)."""
+    from vecscore.meteor.stats import corpus_stats
+
+    return float(meteor_rows(corpus_stats(np.asarray(stats, np.float64).reshape(-1, 23)))[0])
+
+
+def coco_item_stats(batch, metrics, ids=None) -> dict[str, np.ndarray]:
     """Per metric of ``metrics``, every item's statistics in the adapter's layout (see the module's doc), from
-    one :class:`~vecscore.coco.items.Items` (BLEU's statistics counted once for every ``Bleu_k``)."""
+    one :class:`~vecscore.coco.items.Items` (BLEU's statistics counted once for every ``Bleu_k``); ``ids``: the
+    items' names in METEOR's messages (default: their positions)."""
     from vecscore.coco import bleu as _bleu
     from vecscore.coco import cider as _cider
     from vecscore.coco import rouge_l as _rouge_l
@@ -112,6 +166,10 @@ def coco_item_stats(batch, metrics) -> dict[str, np.ndarray]:
         for k in bleu_orders:
             out[f"Bleu_{k}"] = np.column_stack([st.testlen, st.reflen, st.correct[:, :k], st.guess[:, :k]]).astype(
                 np.int64)
+    if "METEOR" in metrics:
+        from vecscore.coco.evaluate import coco_meteor
+
+        out["METEOR"] = meteor_summands(coco_meteor(batch, ids).stats)
     if "ROUGE_L" in metrics:
         f = _rouge_l.item_scores(batch)
         out["ROUGE_L"] = np.column_stack([f, np.ones_like(f)])
@@ -128,6 +186,8 @@ def per_item_scores(metric: str, stats: np.ndarray) -> np.ndarray:
 
         k = int(metric[-1])
         return item_scores(_bleu_stats_of(stats, k))[:, k - 1]
+    if metric == "METEOR":
+        return meteor_rows(stats)
     return np.asarray(stats, dtype=np.float64)[:, 0].copy()
 
 
@@ -219,7 +279,7 @@ def _signature(metric: CocoMetric) -> str:
     from vecscore._version import __version__
 
     tok = "ptb" if metric.options["tokenize"] else "none"
-    extra = "|df:refs|sigma:6" if metric.metric == "CIDEr" else ""
+    extra = {"CIDEr": "|df:refs|sigma:6", "METEOR": "|meteor:1.5-en-norm"}.get(metric.metric, "")
     return f"{metric.metric}|tok:{tok}{extra}|version:{__version__}"
 
 
@@ -251,6 +311,11 @@ def coco_adapter(metric: CocoMetric, runs: _CocoRuns | None = None) -> MetricAda
             return item_scores(_bleu_stats_of(sums, k))[:, k - 1]
 
         return MetricAdapter(name, metric, stats, bleu_corpus, bleu_rows, signature, float64_resampler, True)
+
+    if name == "METEOR":
+        from vecscore.significance.resample import float64_resampler
+
+        return MetricAdapter(name, metric, stats, meteor_corpus, meteor_rows, signature, float64_resampler, True)
 
     def mean_corpus(m):
         return float(np.mean(np.asarray(m, dtype=np.float64)[:, 0]))
