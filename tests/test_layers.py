@@ -30,13 +30,15 @@ LAYERS = [
         "vecscore.chrf.api",
         "vecscore.ter", "vecscore.ter.api", "vecscore.rouge", "vecscore.rouge.api", "vecscore.rouge.scorer",
         "vecscore.rouge.weighted", "vecscore.rouge.rouge155", "vecscore.rouge.rouge155.api", "vecscore.coco",
-        "vecscore.coco.api", "vecscore.coco.scorers", "vecscore.coco.evaluate", "vecscore.significance",
+        "vecscore.coco.api", "vecscore.coco.scorers", "vecscore.coco.meteor", "vecscore.coco.evaluate",
+        "vecscore.meteor", "vecscore.meteor.api", "vecscore.meteor.nltk_meteor", "vecscore.significance",
         "vecscore.shared_refs"]),
     ("resampling and sacreBLEU's protocol", [
         "vecscore.significance.adapters", "vecscore.significance.estimate", "vecscore.significance.resample",
         "vecscore.significance.scores", "vecscore.sacrebleu_protocol"]),
     ("metric statistics and routes", [
-        "vecscore.bleu.", "vecscore.chrf.", "vecscore.ter.", "vecscore.rouge.", "vecscore.coco.", "vecscore.route",
+        "vecscore.bleu.", "vecscore.chrf.", "vecscore.ter.", "vecscore.rouge.", "vecscore.coco.", "vecscore.meteor.",
+        "vecscore.route",
         "vecscore.engine.pair_rows"]),
     ("input reading and batches", ["vecscore.inputs", "vecscore.references", "vecscore.row_errors",
                                    "vecscore.columns", "vecscore.frames", "vecscore.engine", "vecscore.text"]),

@@ -42,7 +42,7 @@ _EXPORTS = {
     "nltk_corpus_bleu": "vecscore.bleu.nltk",
     "nltk_sentence_bleu": "vecscore.bleu.nltk",
     "rouge_weighted": "vecscore.rouge.weighted",
-    "MeteorResult": "vecscore.meteor.api",
+    "MeteorResult": "vecscore.meteor.result",
     "nltk_meteor_score": "vecscore.meteor.nltk_meteor",
     "SharedReferences": "vecscore.shared_refs",
     "tune_memory": "vecscore.memory",
@@ -95,7 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         VecscoreError,
     )
     from vecscore.memory import tune_memory
-    from vecscore.meteor.api import MeteorResult
+    from vecscore.meteor.result import MeteorResult
     from vecscore.meteor.nltk_meteor import nltk_meteor_score
     from vecscore.rouge.results import RougeResult, Score
     from vecscore.rouge.scorer import RougeScorer
