@@ -360,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "importing numba (docs/deployment.md). A group whose module cannot be built (no C compiler) "
                        "is compiled into numba's cache instead.")
     w.add_argument("--only", nargs="+", metavar="GROUP",
-                   help="rouge, bleu, rouge155, rouge-weighted, chrf, ter, coco (default: all)")
+                   help="rouge, bleu, rouge155, rouge-weighted, chrf, ter, coco, meteor (default: all)")
     w.add_argument("--jit", action="store_true",
                    help="compile into numba's JIT cache instead of building modules (the development route)")
     w.add_argument("--built", action="store_true", help=argparse.SUPPRESS)  # the default since modules build
