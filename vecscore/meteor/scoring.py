@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from vecscore.meteor.options import MeteorOptions
+from vecscore.meteor.result import MeteorResult
 from vecscore.meteor.stats import N_STATS, corpus_stats, scores_from_stats, stats_row
 
 __all__ = ["score_items", "pair_stats"]
@@ -73,9 +74,17 @@ def _best_of_items(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return first
 
 
+#: the kind of call (:func:`vecscore.route.use_plain`): one group of kernels for every option
+KIND = ("meteor",)
+
+
+def _pair_chars(hyps: list[str], refs: list[list[str]]) -> int:
+    """The characters the aligner reads: each hypothesis once per reference, and the references."""
+    return sum(len(h) * len(rs) + sum(map(len, rs)) for h, rs in zip(hyps, refs))
+
+
 def score_items(hyps: list[str], refs: list[list[str]], options: MeteorOptions, *, jar=None, paraphrase_file=None,
                 plain: bool = False):
-    from vecscore.meteor.api import MeteorResult
     from vecscore.meteor.data import load_data
 
     data = load_data(options.modules, jar=jar, paraphrase_file=paraphrase_file)
@@ -83,7 +92,13 @@ def score_items(hyps: list[str], refs: list[list[str]], options: MeteorOptions, 
     if not hyps:
         return MeteorResult(np.zeros(0), 0.0, np.zeros((0, N_STATS)), np.zeros(0, np.int64), options)
     texts, pair_hyp, pair_ref = _texts(hyps, refs, options, data.prefixes)
+    from vecscore import route
+
+    if not plain:
+        plain = route.use_plain(True, lambda: _pair_chars(hyps, refs), route.COST["meteor"], warm=KIND)
     st = pair_stats(texts, pair_hyp, pair_ref, options, data, plain=plain)
+    if not plain:
+        route.note_compiled(KIND)
     counts = np.array([len(rs) for rs in refs], np.int64)
     first = _best_of_items(scores_from_stats(st, options.weights, *params), counts)
     stats = st[first]
