@@ -9,6 +9,7 @@ score and the score of the summed statistics.  :class:`Meteor` computes the same
 """
 from __future__ import annotations
 
+from vecscore.coco.scorers import same_ids
 from vecscore.errors import VecscoreError
 
 __all__ = ["Meteor", "score_lines"]
@@ -40,13 +41,7 @@ def score_lines(ids: list, hyps: list[str], refs: list[list[str]]) -> tuple[list
 def _checked(gts: dict, res: dict) -> tuple[list, list[str], list[list[str]]]:
     """pycocoevalcap's checks, as errors in the user's terms: the same image ids, one caption per image, captions
     as strings."""
-    if not isinstance(gts, dict) or not isinstance(res, dict):
-        raise VecscoreError("gts and res must be dicts: image id -> list of captions (res: exactly one per image)")
-    if gts.keys() != res.keys():
-        only_g = [k for k in gts if k not in res][:3]
-        only_r = [k for k in res if k not in gts][:3]
-        raise VecscoreError(f"gts and res must have the same image ids: in gts only {only_g}, in res only {only_r}")
-    ids = list(gts)
+    ids = same_ids(gts, res)
     hyps: list[str] = []
     refs: list[list[str]] = []
     for k in ids:

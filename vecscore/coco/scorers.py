@@ -15,18 +15,23 @@ from vecscore.coco import rouge_l as _rouge_l
 from vecscore.coco.items import Items, items
 from vecscore.errors import VecscoreError
 
-__all__ = ["Bleu", "Rouge", "Cider", "from_dicts"]
+__all__ = ["Bleu", "Rouge", "Cider", "from_dicts", "same_ids"]
 
 
-def from_dicts(gts: dict, res: dict) -> tuple[list, Items]:
-    """``(image ids, items)`` from pycocoevalcap's two dictionaries, checked as it checks them (in words)."""
+def same_ids(gts: dict, res: dict) -> list:
+    """The image ids of pycocoevalcap's two dictionaries, which must be dicts with the same ids (in words)."""
     if not isinstance(gts, dict) or not isinstance(res, dict):
         raise VecscoreError("gts and res must be dicts: image id -> list of captions (res: exactly one per image)")
     if gts.keys() != res.keys():
         only_g = [k for k in gts if k not in res][:3]
         only_r = [k for k in res if k not in gts][:3]
         raise VecscoreError(f"gts and res must have the same image ids: in gts only {only_g}, in res only {only_r}")
-    ids = list(gts)
+    return list(gts)
+
+
+def from_dicts(gts: dict, res: dict) -> tuple[list, Items]:
+    """``(image ids, items)`` from pycocoevalcap's two dictionaries, checked as it checks them (in words)."""
+    ids = same_ids(gts, res)
     got = list(map(res.__getitem__, ids))
     refs = list(map(gts.__getitem__, ids))
     # one pass in C when every entry is as it should be; otherwise find the first that is not
