@@ -95,8 +95,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         VecscoreError,
     )
     from vecscore.memory import tune_memory
-    from vecscore.meteor.result import MeteorResult
     from vecscore.meteor.nltk_meteor import nltk_meteor_score
+    from vecscore.meteor.result import MeteorResult
     from vecscore.rouge.results import RougeResult, Score
     from vecscore.rouge.scorer import RougeScorer
     from vecscore.rouge.stats import RougeStats
