@@ -1,358 +1,202 @@
 """Numba kernels for METEOR 1.5's alignment: the compiled twin of :mod:`vecscore.meteor.align`.
 
-Layout.  Texts are rows of word ids ``words[woff[t]:woff[t + 1]]``; a word id indexes the per-word
-features: ``key`` (Java's ``String.hashCode`` of the word), ``stem_key`` (of its Snowball stem),
-``function`` (on the function word list), ``syn[syn_ptr[w]:syn_ptr[w + 1]]`` (sorted synset numbers) and
-``para`` (the word's id in the paraphrase table, -1 if absent).  The paraphrase table is a trie over those
-ids: node ``v``'s children are ``child_word[child_ptr[v]:child_ptr[v + 1]]`` (sorted) with nodes
-``child_node[...]``, the paraphrases it emits ``emit[emit_ptr[v]:emit_ptr[v + 1]]`` (in the table's
-order), and paraphrase ``p``'s words ``para_words[para_ptr[p]:para_ptr[p + 1]]``; node 0 is the root.
-``modules`` holds the module codes in the configured order (0 exact, 1 stem, 2 synonym, 3 paraphrase).
-A pair ``k`` aligns hypothesis text ``hyp[k]`` (line 1) with reference text ``ref[k]`` (line 2) and
-fills ``out[k]`` with the jar's 23 statistics.
+Layout.  Texts are rows of a flat array of positions, text ``t`` at ``woff[t]:woff[t + 1]``, with one value per
+position: ``words`` (the word's id, for its synsets ``syn[syn_ptr[w]:syn_ptr[w + 1]]``), ``key`` (the number of
+its Java ``String.hashCode``), ``stem`` (of its Snowball stem's hash), ``function`` (on the function word list),
+``para`` (its id in the paraphrase table, -1 if absent) and ``para_key`` (the number of that id).  Numbers are
+dense within the call (``counts``: how many hash, stem, synset and paraphrase word numbers there are), so that
+equal numbers mean a match and a table indexed by them is small.  Text ``t``'s paraphrase rows
+(:func:`vecscore.kernels.meteor_texts.text_emits`): the trie nodes it reaches, ``visits[:, vptr[t]:vptr[t +
+1]]`` (start, length, node number), node ``s``'s rows ``rows[:, rptr[s]:rptr[s + 1]]`` (paraphrase, first
+word's number, size), ``rcount[t]`` rows in all; paraphrase ``p``'s words are ``para_words[para_ptr[p]:para_ptr[p
++ 1]]``.  ``modules`` holds the module codes in the configured order (0 exact, 1 stem, 2 synonym, 3
+paraphrase).  A pair ``k`` aligns hypothesis text ``hyp[k]`` (line 1) with reference text ``ref[k]`` (line 2)
+and fills ``out[k]`` with the jar's 23 statistics.
+
+Candidates come in the jar's order: module by module, by reference position, then by hypothesis position
+(for paraphrases as :mod:`vecscore.meteor.align` lists them), grouped by reference position.  The
+hypothesis positions holding a number are found through tables of linked lists (``heads`` indexed by number,
+``links`` by position), one per module, built once for consecutive pairs that share their hypothesis (a
+hypothesis and its references are consecutive pairs).  Pairs are handled in blocks, each with its own scratch
+arrays.  The beam search is :func:`vecscore.kernels.meteor_beam.beam_search`.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from vecscore._jit import jit, prange
+from vecscore.kernels.meteor_beam import beam_search, bits_size, work_size
 
 __all__ = ["meteor_pair_stats"]
 
-
-@jit
-def _grow(a, n):
-    b = np.empty(max(2 * len(a), n), a.dtype)
-    b[:len(a)] = a
-    return b
+_BLOCK = 64  # pairs per block of the parallel loop: each block has its own scratch arrays
 
 
 @jit
-def _intersects(syn, syn_ptr, a, b):
-    i, ie = syn_ptr[a], syn_ptr[a + 1]
-    j, je = syn_ptr[b], syn_ptr[b + 1]
-    while i < ie and j < je:
-        x, y = syn[i], syn[j]
-        if x == y:
-            return True
-        if x < y:
-            i += 1
-        else:
-            j += 1
-    return False
+def _room(a, n):
+    """``a``, or a larger array of its type when it holds fewer than ``n`` values (contents not kept)."""
+    if len(a) >= n:
+        return a
+    return np.empty(max(n, 2 * len(a)), a.dtype)
+
+
+@jit(inline=True)
+def _put(c, nc, start, length, mstart, mlength, mod):
+    """Candidate ``nc``: ``length`` reference words at ``start`` with ``mlength`` hypothesis words at ``mstart``
+    (``c`` has room: :func:`_block` sizes it for the pair)."""
+    c[0, nc] = start
+    c[1, nc] = length
+    c[2, nc] = mstart
+    c[3, nc] = mlength
+    c[4, nc] = mod
 
 
 @jit
-def _child(child_ptr, child_word, child_node, v, w):
-    lo, hi = child_ptr[v], child_ptr[v + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if child_word[mid] < w:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < child_ptr[v + 1] and child_word[lo] == w:
-        return child_node[lo]
-    return -1
+def _index(num, lo, n, head, link):
+    """Link the positions ``0..n-1`` of the text at ``num[lo:]`` into per-number lists, ascending."""
+    for i in range(n - 1, -1, -1):
+        x = num[lo + i]
+        if x >= 0:
+            link[i] = head[x]
+            head[x] = i
 
 
 @jit
-def _phrase_at(line, at, para_words, p0, p1):
-    n = len(line)
-    for k in range(p1 - p0):
-        if at + k == n or line[at + k] != para_words[p0 + k]:
-            return False
-    return True
+def _unindex(num, lo, n, head):
+    for i in range(n):
+        if num[lo + i] >= 0:
+            head[num[lo + i]] = -1
 
 
 @jit
-def _candidates(w1, w2, key, stem_key, syn, syn_ptr, para, modules, n_mods, child_ptr, child_word, child_node,
-                emit_ptr, emit, para_ptr, para_words):
-    """Candidate matches in the jar's order: arrays (start, length, match_start, match_length, module)."""
-    n1, n2 = len(w1), len(w2)
-    cap = max(16, 2 * n1 * n2)
-    c = np.empty((5, cap), np.int64)
+def _index_hyp(h0, n1, words, key, stem, para_key, syn_ptr, syn, heads, hoff, links, epos):
+    """Index a hypothesis for every module: its positions by hash number (table 0: ``heads[hoff[0]:hoff[1]]``,
+    ``links[0]``), by stem number (1), by paraphrase word number (3), and its (synset, position) pairs by synset
+    (2; positions in ``epos``)."""
+    _index(key, h0, n1, heads[hoff[0]:hoff[1]], links[0])
+    _index(stem, h0, n1, heads[hoff[1]:hoff[2]], links[1])
+    _index(para_key, h0, n1, heads[hoff[3]:hoff[4]], links[3])
+    head, link = heads[hoff[2]:hoff[3]], links[2]
+    ne = 0
+    for i in range(n1 - 1, -1, -1):
+        w = words[h0 + i]
+        for s in range(syn_ptr[w], syn_ptr[w + 1]):
+            x = syn[s]
+            epos[ne] = i
+            link[ne] = head[x]
+            head[x] = ne
+            ne += 1
+
+
+@jit
+def _unindex_hyp(h0, n1, words, key, stem, para_key, syn_ptr, syn, heads, hoff):
+    _unindex(key, h0, n1, heads[hoff[0]:hoff[1]])
+    _unindex(stem, h0, n1, heads[hoff[1]:hoff[2]])
+    _unindex(para_key, h0, n1, heads[hoff[3]:hoff[4]])
+    for i in range(n1):
+        w = words[h0 + i]
+        for s in range(syn_ptr[w], syn_ptr[w + 1]):
+            heads[hoff[2] + syn[s]] = -1
+
+
+@jit
+def _phrases(c, nc, mod, visits, v0, v1, rows, rptr, d0, n_dst, para, para_ptr, para_words, head, link, forward):
+    """Paraphrase candidates: the rows of one text (the trie nodes it reaches, ``visits[:, v0:v1]``, and the rows
+    (paraphrase, first, size) each emits), matched at every position of the other text (indexed in
+    ``head``/``link``; its words ``para[d0:]``) where the paraphrase's words occur.  ``forward``: the rows are
+    the reference's."""
+    for q in range(v0, v1):
+        a, length, s = visits[0, q], visits[1, q], visits[2, q]
+        for e in range(rptr[s], rptr[s + 1]):
+            b = head[rows[1, e]]
+            size = rows[2, e]
+            while b >= 0:
+                if b + size <= n_dst:
+                    p0 = para_ptr[rows[0, e]]
+                    ok = True
+                    for g in range(1, size):
+                        if para[d0 + b + g] != para_words[p0 + g]:
+                            ok = False
+                            break
+                    if ok:
+                        if forward:
+                            _put(c, nc, a, length, b, size, mod)
+                        else:
+                            _put(c, nc, b, size, a, length, mod)
+                        nc += 1
+                b = link[b]
+    return nc
+
+
+@jit
+def _synonyms(c, nc, mod, h0, n1, r0, n2, words, key, syn_ptr, syn, head, link, epos, flag):
+    """Synonym candidates: word pairs that share a synset and have different hashes.  Each reference word marks
+    the hypothesis positions its synsets reach (the hypothesis's pairs linked per synset) in ``flag``, read in
+    order and cleared."""
+    for j in range(n2):
+        w = words[r0 + j]
+        lo, hi = n1, -1
+        for s in range(syn_ptr[w], syn_ptr[w + 1]):
+            e = head[syn[s]]
+            while e >= 0:
+                i = epos[e]
+                flag[i] = 1
+                lo = min(lo, i)
+                hi = max(hi, i)
+                e = link[e]
+        for i in range(lo, hi + 1):
+            if flag[i]:
+                flag[i] = 0
+                if key[h0 + i] != key[r0 + j]:
+                    _put(c, nc, j, 1, i, 1, mod)
+                    nc += 1
+    return nc
+
+
+@jit
+def _candidates(c, h0, n1, r0, n2, h, r, words, key, stem, para, para_key, syn_ptr, syn, modules, n_mods, visits,
+                vptr, rows, rptr, para_ptr, para_words, heads, hoff, links, epos, flag):
+    """Every candidate of the pair in the jar's order, as the columns (start, length, match_start, match_length,
+    module) of ``c[:, :nc]``; returns ``nc``.  The hypothesis is indexed (:func:`_index_hyp`); the reference is
+    indexed by paraphrase word number in table 4 and unindexed again."""
     nc = 0
     for mod in range(n_mods):
         code = modules[mod]
         if code == 3:
-            t1 = np.empty(n1, np.int64)
-            t2 = np.empty(n2, np.int64)
-            for i in range(n1):
-                t1[i] = para[w1[i]]
+            nc = _phrases(c, nc, mod, visits, vptr[r], vptr[r + 1], rows, rptr, h0, n1, para, para_ptr, para_words,
+                          heads[hoff[3]:hoff[4]], links[3], True)
+            _index(para_key, r0, n2, heads[hoff[4]:hoff[5]], links[4])
+            nc = _phrases(c, nc, mod, visits, vptr[h], vptr[h + 1], rows, rptr, r0, n2, para, para_ptr, para_words,
+                          heads[hoff[4]:hoff[5]], links[4], False)
+            _unindex(para_key, r0, n2, heads[hoff[4]:hoff[5]])
+        elif code == 2:
+            nc = _synonyms(c, nc, mod, h0, n1, r0, n2, words, key, syn_ptr, syn, heads[hoff[2]:hoff[3]], links[2],
+                           epos, flag)
+        else:
+            num = key if code == 0 else stem
+            head, link = heads[hoff[code]:hoff[code + 1]], links[code]
             for j in range(n2):
-                t2[j] = para[w2[j]]
-            for side in range(2):
-                src = t2 if side == 0 else t1
-                dst = t1 if side == 0 else t2
-                for a in range(len(src)):
-                    v = 0
-                    for length in range(1, len(src) - a + 1):
-                        if src[a + length - 1] < 0:
-                            break
-                        v = _child(child_ptr, child_word, child_node, v, src[a + length - 1])
-                        if v < 0:
-                            break
-                        for e in range(emit_ptr[v], emit_ptr[v + 1]):
-                            p = emit[e]
-                            p0, p1 = para_ptr[p], para_ptr[p + 1]
-                            for b in range(len(dst)):
-                                if _phrase_at(dst, b, para_words, p0, p1):
-                                    if nc == c.shape[1]:
-                                        bigger = np.empty((5, 2 * nc), np.int64)
-                                        bigger[:, :nc] = c
-                                        c = bigger
-                                    if side == 0:
-                                        c[0, nc], c[1, nc], c[2, nc], c[3, nc] = a, length, b, p1 - p0
-                                    else:
-                                        c[0, nc], c[1, nc], c[2, nc], c[3, nc] = b, p1 - p0, a, length
-                                    c[4, nc] = mod
-                                    nc += 1
-            continue
-        for j in range(n2):
-            for i in range(n1):
-                x, y = w1[i], w2[j]
-                if code == 0:
-                    ok = key[x] == key[y]
-                elif code == 1:
-                    ok = stem_key[x] == stem_key[y] and key[x] != key[y]
-                else:
-                    ok = key[x] != key[y] and _intersects(syn, syn_ptr, x, y)
-                if ok:
-                    if nc == c.shape[1]:
-                        bigger = np.empty((5, 2 * nc), np.int64)
-                        bigger[:, :nc] = c
-                        c = bigger
-                    c[0, nc], c[1, nc], c[2, nc], c[3, nc], c[4, nc] = j, 1, i, 1, mod
-                    nc += 1
-    return c[:, :nc]
+                i = head[num[r0 + j]]
+                while i >= 0:
+                    if code == 0 or key[h0 + i] != key[r0 + j]:
+                        _put(c, nc, j, 1, i, 1, mod)
+                        nc += 1
+                    i = link[i]
+    return nc
 
 
 @jit
-def _before(score, chunks, dist, a, b):
-    """Whether path ``a`` ranks strictly before path ``b`` (more weighted matches, fewer chunks, less distance)."""
-    if score[a] != score[b]:
-        return score[a] > score[b]
-    if chunks[a] != chunks[b]:
-        return chunks[a] < chunks[b]
-    return dist[a] < dist[b]
-
-
-@jit
-def _stable_order(score, chunks, dist, rows, n):
-    """``rows[:n]`` in rank order, ties in list order (an insertion sort: the list is mostly in order already,
-    as the paths that go on unchanged keep their order)."""
-    order = rows[:n].copy()
-    for i in range(1, n):
-        x = order[i]
-        j = i - 1
-        while j >= 0 and _before(score, chunks, dist, x, order[j]):
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = x
-    return order
-
-
-@jit
-def _bit(bits, row, k):
-    return (bits[row, k >> 6] >> np.uint64(k & 63)) & np.uint64(1)
-
-
-@jit
-def _busy(u1, u2, row, c, m):
-    for k in range(c[0, m], c[0, m] + c[1, m]):
-        if _bit(u2, row, k):
-            return True
-    for k in range(c[2, m], c[2, m] + c[3, m]):
-        if _bit(u1, row, k):
-            return True
-    return False
-
-
-@jit
-def _mark(u1, u2, row, c, m):
-    for k in range(c[0, m], c[0, m] + c[1, m]):
-        u2[row, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-    for k in range(c[2, m], c[2, m] + c[3, m]):
-        u1[row, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-
-
-@jit
-def _take(p, m, c, weight, s1, s2, chunks, idx, last):
-    """Path ``p`` takes candidate ``m`` (the jar's running sums are integers: each is truncated)."""
-    w = weight[c[4, m]]
-    s1[p] = np.int64(s1[p] + c[3, m] * w)
-    s2[p] = np.int64(s2[p] + c[1, m] * w)
-    if last[p] != -1 and c[2, m] != last[p]:
-        chunks[p] += 1
-    idx[p] = c[0, m] + c[1, m]
-    last[p] = c[2, m] + c[3, m]
-
-
-@jit
-def _search(c, pos_ptr, pos_cand, fixed, n1, n2, weight, beam, max_at):
-    """The jar's beam search over the reference positions; returns the chosen candidate at each (-1: none).
-
-    Paths live in rows of a pool (used words as bit sets, the running sums, chunks, position, end of the last
-    match, distance); a path that goes on unchanged keeps its row, a branch takes a free row, and the chosen
-    candidates are linked lists shared between paths."""
-    w1 = max(1, (n1 + 63) >> 6)
-    w2 = max(1, (n2 + 63) >> 6)
-    cap = 2 * beam * (max_at + 1) + 2
-    u1 = np.zeros((cap, w1), np.uint64)
-    u2 = np.zeros((cap, w2), np.uint64)
-    s1 = np.zeros(cap, np.int64)
-    s2 = np.zeros(cap, np.int64)
-    chunks = np.zeros(cap, np.int64)
-    idx = np.zeros(cap, np.int64)
-    last = np.full(cap, -1, np.int64)
-    dist = np.zeros(cap, np.int64)
-    hist = np.full(cap, -1, np.int64)
-    score = np.zeros(cap, np.int64)
-    node_m = np.empty(64, np.int64)
-    node_prev = np.empty(64, np.int64)
-    n_nodes = 0
-    free = np.empty(cap, np.int64)
-    n_free = 0
-    for r in range(cap - 1, 0, -1):  # row 0 holds the start path
-        free[n_free] = r
-        n_free += 1
-    for j in range(n2):
-        if fixed[j] >= 0:
-            _mark(u1, u2, 0, c, fixed[j])
-    cur = np.zeros(cap, np.int64)
-    nxt = np.zeros(cap, np.int64)
-    n_cur = 1
-    for current in range(n2 + 1):
-        for q in range(n_cur):
-            score[cur[q]] = s1[cur[q]] + s2[cur[q]]
-        order = _stable_order(score, chunks, dist, cur, n_cur)
-        for rank in range(beam, n_cur):  # beyond the beam: dropped
-            free[n_free] = order[rank]
-            n_free += 1
-        nn = 0
-        for rank in range(min(beam, n_cur)):
-            p = order[rank]
-            if current == n2:
-                if last[p] != -1:
-                    chunks[p] += 1
-                nxt[nn] = p
-                nn += 1
-                continue
-            if _bit(u2, p, current):
-                if current < idx[p]:
-                    nxt[nn] = p
-                    nn += 1
-                elif fixed[idx[p]] >= 0:
-                    m = fixed[idx[p]]
-                    _take(p, m, c, weight, s1, s2, chunks, idx, last)
-                    dist[p] += abs(c[0, m] - c[2, m])
-                    nxt[nn] = p
-                    nn += 1
-                else:  # pragma: no cover - the jar drops such a path; no input reaches it
-                    free[n_free] = p
-                    n_free += 1
-                continue
-            for q in range(pos_ptr[current], pos_ptr[current + 1]):
-                m = pos_cand[q]
-                if _busy(u1, u2, p, c, m):
-                    continue
-                n_free -= 1
-                t = free[n_free]
-                u1[t, :] = u1[p, :]
-                u2[t, :] = u2[p, :]
-                s1[t], s2[t], chunks[t], idx[t], last[t], dist[t] = s1[p], s2[p], chunks[p], idx[p], last[p], dist[p]
-                _mark(u1, u2, t, c, m)
-                if n_nodes == len(node_m):
-                    node_m = _grow(node_m, n_nodes + 1)
-                    node_prev = _grow(node_prev, n_nodes + 1)
-                node_m[n_nodes] = m
-                node_prev[n_nodes] = hist[p]
-                hist[t] = n_nodes
-                n_nodes += 1
-                _take(t, m, c, weight, s1, s2, chunks, idx, last)
-                dist[p] += abs(c[0, m] - c[2, m])  # the jar adds the distance to the parent path
-                nxt[nn] = t
-                nn += 1
-            if last[p] != -1:
-                chunks[p] += 1
-                last[p] = -1
-            idx[p] += 1
-            nxt[nn] = p
-            nn += 1
-        if nn == 0:  # pragma: no cover - the jar's fallback; no input reaches it
-            nxt[0] = order[0]
-            nn = 1
-        cur, nxt = nxt, cur
-        n_cur = nn
-    for q in range(n_cur):
-        score[cur[q]] = s1[cur[q]] + s2[cur[q]]
-    best = _stable_order(score, chunks, dist, cur, n_cur)[0]
-    sel = fixed.copy()
-    v = hist[best]
-    while v >= 0:
-        sel[c[0, node_m[v]]] = node_m[v]
-        v = node_prev[v]
-    return sel
-
-
-@jit
-def _align_stats(w1, w2, key, stem_key, function, syn, syn_ptr, para, modules, beam, child_ptr, child_word,
-                 child_node, emit_ptr, emit, para_ptr, para_words, out):
-    n1, n2 = len(w1), len(w2)
-    n_mods = len(modules)
-    same = n1 == n2
-    if same:
-        for i in range(n1):
-            if key[w1[i]] != key[w2[i]]:
-                same = False
-                break
-    c = _candidates(w1, w2, key, stem_key, syn, syn_ptr, para, modules, 1 if same else n_mods, child_ptr,
-                    child_word, child_node, emit_ptr, emit, para_ptr, para_words)
-    nc = c.shape[1]
-    cov1 = np.zeros(n1, np.int64)
-    cov2 = np.zeros(n2, np.int64)
-    pos_n = np.zeros(n2 + 1, np.int64)
-    for m in range(nc):
-        pos_n[c[0, m] + 1] += 1
-        for k in range(c[2, m], c[2, m] + c[3, m]):
-            cov1[k] += 1
-        for k in range(c[0, m], c[0, m] + c[1, m]):
-            cov2[k] += 1
-    pos_ptr = np.cumsum(pos_n)
-    fill = pos_ptr[:-1].copy()
-    pos_cand = np.empty(nc, np.int64)
-    for m in range(nc):
-        pos_cand[fill[c[0, m]]] = m
-        fill[c[0, m]] += 1
-    max_at = 0
-    fixed = np.full(n2, -1, np.int64)
-    for j in range(n2):
-        max_at = max(max_at, pos_ptr[j + 1] - pos_ptr[j])
-        if pos_ptr[j + 1] - pos_ptr[j] == 1:  # a lone candidate that overlaps nothing is fixed
-            m = pos_cand[pos_ptr[j]]
-            ok = True
-            for k in range(c[0, m], c[0, m] + c[1, m]):
-                if cov2[k] != 1:
-                    ok = False
-            for k in range(c[2, m], c[2, m] + c[3, m]):
-                if cov1[k] != 1:
-                    ok = False
-            if ok:
-                fixed[j] = m
-    weight = np.empty(n_mods, np.float64)
-    for mod in range(n_mods):
-        weight[mod] = 1.0 if modules[mod] == 0 else 0.5
-    sel = _search(c, pos_ptr, pos_cand, fixed, n1, n2, weight, beam, max_at)
-
+def _stats(c, sel, h0, n1, r0, n2, function, out):
+    """The jar's 23 statistics of the alignment ``sel`` (the chosen candidate at each reference position, -1
+    for none) into ``out``."""
     out[:] = 0.0
     out[0] = n1
     out[1] = n2
     for i in range(n1):
-        if function[w1[i]]:
+        if function[h0 + i]:
             out[2] += 1
     for j in range(n2):
-        if function[w2[j]]:
+        if function[r0 + j]:
             out[3] += 1
     n_chunks = 0
     last_end = -1
@@ -367,15 +211,9 @@ def _align_stats(w1, w2, key, stem_key, function, syn, syn_ptr, para, modules, b
             continue
         mod = c[4, m]
         for i in range(c[2, m], c[2, m] + c[3, m]):
-            if function[w1[i]]:
-                out[6 + 4 * mod] += 1
-            else:
-                out[4 + 4 * mod] += 1
+            out[(6 if function[h0 + i] else 4) + 4 * mod] += 1
         for k in range(c[0, m], c[0, m] + c[1, m]):
-            if function[w2[k]]:
-                out[7 + 4 * mod] += 1
-            else:
-                out[5 + 4 * mod] += 1
+            out[(7 if function[r0 + k] else 5) + 4 * mod] += 1
         out[21] += c[3, m]
         out[22] += c[1, m]
         if last_end != -1 and c[2, m] != last_end:
@@ -387,15 +225,113 @@ def _align_stats(w1, w2, key, stem_key, function, syn, syn_ptr, para, modules, b
     out[20] = n_chunks
 
 
+@jit
+def _block(lo, hi, hyp, ref, woff, modules, beam, words, key, stem, function, para, para_key, syn_ptr, syn, visits,
+           vptr, rows, rptr, rcount, para_ptr, para_words, counts, out):
+    """Pairs ``lo:hi``, with scratch arrays shared by the block's pairs."""
+    n_mods = len(modules)
+    exact = np.zeros(n_mods, np.bool_)
+    for mod in range(n_mods):
+        exact[mod] = modules[mod] == 0
+    c = np.empty((5, 256), np.int64)
+    # tables of lists by number: the hypothesis's by hash, stem, synset and paraphrase word, the reference's by
+    # paraphrase word (its table is ``heads[hoff[t]:hoff[t + 1]]``)
+    hoff = np.zeros(6, np.int64)
+    for t in range(5):
+        hoff[t + 1] = hoff[t] + counts[min(t, 3)]
+    heads = np.full(hoff[5], -1, np.int64)
+    links = np.empty((5, 256), np.int64)
+    epos = np.empty(256, np.int64)
+    indexed = -1  # the hypothesis indexed in heads, links, epos: consecutive pairs often share it
+    flag = np.zeros(256, np.uint8)
+    iw = np.empty(1024, np.int64)
+    work = np.empty(4096, np.int64)
+    bits = np.empty(256, np.uint64)
+    for k in range(lo, hi):
+        h, r = hyp[k], ref[k]
+        h0, r0 = woff[h], woff[r]
+        n1, n2 = woff[h + 1] - h0, woff[r + 1] - r0
+        same = n1 == n2
+        for i in range(n1 if same else 0):
+            if key[h0 + i] != key[r0 + i]:
+                same = False
+                break
+        if h != indexed:
+            if indexed >= 0:
+                _unindex_hyp(woff[indexed], woff[indexed + 1] - woff[indexed], words, key, stem, para_key, syn_ptr,
+                             syn, heads, hoff)
+            n_syn = 0
+            for i in range(n1):
+                n_syn += syn_ptr[words[h0 + i] + 1] - syn_ptr[words[h0 + i]]
+            if links.shape[1] < max(n1, n_syn):
+                links = np.empty((5, max(n1, n_syn, n2, 2 * links.shape[1])), np.int64)
+            epos = _room(epos, n_syn)
+            _index_hyp(h0, n1, words, key, stem, para_key, syn_ptr, syn, heads, hoff, links, epos)
+            indexed = h
+        if links.shape[1] < n2:  # the reference's links: a new table, whose rows 0..3 are the hypothesis's
+            bigger = np.empty((5, max(n2, 2 * links.shape[1])), np.int64)
+            bigger[:, :links.shape[1]] = links
+            links = bigger
+        if len(flag) < n1:
+            flag = np.zeros(max(n1, 2 * len(flag)), np.uint8)
+        # room for every candidate: each word pair once per word module, each paraphrase row at each position
+        n_used = 1 if same else n_mods
+        room = 0
+        for mod in range(n_used):
+            room += n1 * n2 if modules[mod] != 3 else rcount[r] * n1 + rcount[h] * n2
+        if c.shape[1] < room:
+            c = np.empty((5, max(room, 2 * c.shape[1])), np.int64)
+        nc = _candidates(c, h0, n1, r0, n2, h, r, words, key, stem, para, para_key, syn_ptr, syn, modules,
+                         n_used, visits, vptr, rows, rptr, para_ptr, para_words, heads, hoff, links, epos, flag)
+        # candidates by reference position, coverage counts, fixed and chosen candidates
+        iw = _room(iw, 5 * n2 + n1 + nc + 2)
+        pos_ptr = iw[:n2 + 1]
+        fill = iw[n2 + 1:2 * n2 + 2]
+        cov1 = iw[2 * n2 + 2:2 * n2 + 2 + n1]
+        cov2 = iw[2 * n2 + 2 + n1:3 * n2 + 2 + n1]
+        fixed = iw[3 * n2 + 2 + n1:4 * n2 + 2 + n1]
+        sel = iw[4 * n2 + 2 + n1:5 * n2 + 2 + n1]
+        pos_cand = iw[5 * n2 + 2 + n1:5 * n2 + 2 + n1 + nc]
+        pos_ptr[:] = 0
+        cov1[:] = 0
+        cov2[:] = 0
+        for m in range(nc):
+            pos_ptr[c[0, m] + 1] += 1
+            for q in range(c[2, m], c[2, m] + c[3, m]):
+                cov1[q] += 1
+            for q in range(c[0, m], c[0, m] + c[1, m]):
+                cov2[q] += 1
+        for j in range(n2):
+            pos_ptr[j + 1] += pos_ptr[j]
+            fill[j] = pos_ptr[j]
+        for m in range(nc):
+            pos_cand[fill[c[0, m]]] = m
+            fill[c[0, m]] += 1
+        for j in range(n2):
+            fixed[j] = -1
+            if pos_ptr[j + 1] - pos_ptr[j] == 1:  # a lone candidate that overlaps nothing is fixed
+                m = pos_cand[pos_ptr[j]]
+                ok = True
+                for q in range(c[0, m], c[0, m] + c[1, m]):
+                    ok = ok and cov2[q] == 1
+                for q in range(c[2, m], c[2, m] + c[3, m]):
+                    ok = ok and cov1[q] == 1
+                if ok:
+                    fixed[j] = m
+        work = _room(work, work_size(beam, nc, n1, n2))
+        bits = _room(bits, bits_size(beam, nc, n1, n2))
+        beam_search(c, nc, pos_ptr, pos_cand, fixed, n1, n2, exact, beam, sel, work, bits)
+        _stats(c, sel, h0, n1, r0, n2, function, out[k])
+
+
 @jit(parallel=True)
-def meteor_pair_stats(words, woff, hyp, ref, key, stem_key, function, syn, syn_ptr, para, modules, beam, child_ptr,
-                      child_word, child_node, emit_ptr, emit, para_ptr, para_words):
+def meteor_pair_stats(woff, hyp, ref, modules, beam, words, key, stem, function, para, para_key, syn_ptr, syn,
+                      visits, vptr, rows, rptr, rcount, para_ptr, para_words, counts):
     """The 23 statistics of every pair ``(hyp[k], ref[k])``, shape ``(n_pairs, 23)``."""
     n = len(hyp)
     out = np.zeros((n, 23), np.float64)
-    for k in prange(n):
-        h, r = hyp[k], ref[k]
-        _align_stats(words[woff[h]:woff[h + 1]], words[woff[r]:woff[r + 1]], key, stem_key, function, syn, syn_ptr,
-                     para, modules, beam, child_ptr, child_word, child_node, emit_ptr, emit, para_ptr, para_words,
-                     out[k])
+    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    for b in prange(n_blocks):
+        _block(b * _BLOCK, min(n, (b + 1) * _BLOCK), hyp, ref, woff, modules, beam, words, key, stem, function, para,
+               para_key, syn_ptr, syn, visits, vptr, rows, rptr, rcount, para_ptr, para_words, counts, out)
     return out

@@ -50,16 +50,13 @@ def pair_stats(texts: list[list[str]], pair_hyp: np.ndarray, pair_ref: np.ndarra
                                      beam_size=options.beam_size))
         return out
     from vecscore.kernels.meteor_align import meteor_pair_stats
-    from vecscore.meteor.features import EMPTY_TRIE, word_rows
+    from vecscore.meteor.features import text_arrays
 
-    para = data.paraphrase
-    rows = word_rows(texts, function_words=data.function_words, lower=java_lower, stem=data.stem,
-                     synsets=data.synsets, translate=None if para is None else para.translate)
-    trie = EMPTY_TRIE if para is None else (para.child_ptr, para.child_word, para.child_node, para.emit_ptr,
-                                            para.emit, para.para_ptr, para.para_words)
+    arrays = text_arrays(texts, function_words=data.function_words, lower=java_lower, stem=data.stem,
+                         synsets=data.synsets, paraphrase=data.paraphrase)
     modules = np.array([_CODES[m] for m in options.modules], np.int64)
-    return meteor_pair_stats(rows.words, rows.woff, pair_hyp, pair_ref, rows.key, rows.stem_key, rows.function,
-                             rows.syn, rows.syn_ptr, rows.para, modules, options.beam_size, *trie)
+    return meteor_pair_stats(arrays.woff, np.asarray(pair_hyp, np.int64), np.asarray(pair_ref, np.int64), modules,
+                             options.beam_size, *arrays.kernel_args())
 
 
 def _best_of_items(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
