@@ -109,8 +109,9 @@ def text_arrays(texts: Sequence[list[str]], *, function_words, lower: Callable[[
     dense = np.full(int(present[-1]) + 1 if len(present) else 0, -1, np.int64)
     dense[present] = np.arange(len(present))
     para_key = np.where(para >= 0, dense[np.maximum(para, 0)] if len(dense) else -1, -1)
-    if paraphrase is None:
+    if paraphrase is None:  # read-only, as the table's memory-mapped arrays are: one type for the kernel
         para_ptr, para_words = np.zeros(1, np.int64), np.zeros(0, np.int64)
+        para_ptr.flags.writeable = para_words.flags.writeable = False
         none = np.zeros((3, 0), np.int64)
         emits = (none, np.zeros(len(woff), np.int64), none, np.zeros(1, np.int64), np.zeros(len(woff) - 1, np.int64))
     else:

@@ -52,8 +52,11 @@ def pair_stats(texts: list[list[str]], pair_hyp: np.ndarray, pair_ref: np.ndarra
     from vecscore.kernels.meteor_align import meteor_pair_stats
     from vecscore.meteor.features import text_arrays
 
-    arrays = text_arrays(texts, function_words=data.function_words, lower=java_lower, stem=data.stem,
-                         synsets=data.synsets, paraphrase=data.paraphrase)
+    mods = options.modules  # data may hold more than the modules use
+    arrays = text_arrays(texts, function_words=data.function_words, lower=java_lower,
+                         stem=data.stem if "stem" in mods else None,
+                         synsets=data.synsets if "synonym" in mods else None,
+                         paraphrase=data.paraphrase if "paraphrase" in mods else None)
     modules = np.array([_CODES[m] for m in options.modules], np.int64)
     return meteor_pair_stats(arrays.woff, np.asarray(pair_hyp, np.int64), np.asarray(pair_ref, np.int64), modules,
                              options.beam_size, *arrays.kernel_args())
