@@ -65,6 +65,25 @@ def _bit(k):
 
 
 @jit(inline=True)
+def _rank_key(sc, ch, dist, span_ch, span_d, packed):
+    """A path's rank as one integer, larger ranking first: more weighted matches, then fewer chunks, then (when
+    ``packed``) a smaller distance."""
+    return (sc * span_ch + span_ch - 1 - ch) * span_d + (span_d - 1 - dist if packed else 0)
+
+
+@jit(inline=True)
+def _take_fixed(st, pb, ct, m, sc, ch, last, dist, span_ch, span_d, packed):
+    """The path in row ``pb`` reaches fixed match ``m`` and takes it (its sums, chunks, distance, position, key)."""
+    t = m * _NC
+    sc += ct[t + _CINC]
+    ch += 1 if last != -1 and ct[t + _CSTART] != last else 0
+    dist += ct[t + _CDIST]
+    st[pb + _SC], st[pb + _CH], st[pb + _LAST], st[pb + _DIST] = sc, ch, ct[t + _CEND], dist
+    st[pb + _IDX] = ct[t + _CREND]
+    st[pb + _KEY] = _rank_key(sc, ch, dist, span_ch, span_d, packed)
+
+
+@jit(inline=True)
 def _place(okey, order, st, k, beam, key, dist, packed):
     """Where a path ranked ``key`` (and ``dist``, when the key does not hold the distance) goes in the ranked
     list of the step's paths so far (rows ``order[:k]``, keys ``okey[:k]``): after every path it does not rank
@@ -202,14 +221,7 @@ def beam_search(c, nc, pos_ptr, pos_cand, fixed, n1, n2, exact, beam, sel, work,
                             free[n_free] = p
                             n_free += 1
                             continue
-                        t = m * _NC
-                        sc += ct[t + _CINC]
-                        ch += 1 if last != -1 and ct[t + _CSTART] != last else 0
-                        dist += ct[t + _CDIST]
-                        st[pb + _SC], st[pb + _CH], st[pb + _LAST], st[pb + _DIST] = sc, ch, ct[t + _CEND], dist
-                        st[pb + _IDX] = ct[t + _CREND]
-                        st[pb + _KEY] = (sc * span_ch + span_ch - 1 - ch) * span_d + \
-                            (span_d - 1 - dist if packed else 0)
+                        _take_fixed(st, pb, ct, m, sc, ch, last, dist, span_ch, span_d, packed)
                 else:  # it skips the position
                     ended = np.int64(last != -1)
                     st[pb + _CH] = ch + ended
@@ -266,13 +278,7 @@ def beam_search(c, nc, pos_ptr, pos_cand, fixed, n1, n2, exact, beam, sel, work,
                         free[n_free] = p
                         n_free += 1
                         continue
-                    t = m * _NC
-                    sc += ct[t + _CINC]
-                    ch += 1 if last != -1 and ct[t + _CSTART] != last else 0
-                    dist += ct[t + _CDIST]
-                    st[pb + _SC], st[pb + _CH], st[pb + _LAST], st[pb + _DIST] = sc, ch, ct[t + _CEND], dist
-                    st[pb + _IDX] = ct[t + _CREND]
-                    st[pb + _KEY] = (sc * span_ch + span_ch - 1 - ch) * span_d + (span_d - 1 - dist if packed else 0)
+                    _take_fixed(st, pb, ct, m, sc, ch, last, dist, span_ch, span_d, packed)
             else:
                 for q in range(pos_ptr[current], pos_ptr[current + 1]):  # a branch for each free candidate
                     m = pos_cand[q]
@@ -290,7 +296,7 @@ def beam_search(c, nc, pos_ptr, pos_cand, fixed, n1, n2, exact, beam, sel, work,
                             continue
                     bsc = sc + ct[t + _CINC]
                     bch = ch + (1 if last != -1 and ct[t + _CSTART] != last else 0)
-                    key = (bsc * span_ch + span_ch - 1 - bch) * span_d + (span_d - 1 - dist if packed else 0)
+                    key = _rank_key(bsc, bch, dist, span_ch, span_d, packed)
                     bdist = dist
                     dist += ct[t + _CDIST]  # the jar adds the distance to the parent path
                     at = _place(okey, order, st, k, beam, key, bdist, packed)
@@ -336,7 +342,7 @@ def beam_search(c, nc, pos_ptr, pos_cand, fixed, n1, n2, exact, beam, sel, work,
                 ch += 1 if last != -1 else 0
                 st[pb + _CH], st[pb + _LAST], st[pb + _DIST] = ch, -1, dist
                 st[pb + _IDX] += 1
-                st[pb + _KEY] = (sc * span_ch + span_ch - 1 - ch) * span_d + (span_d - 1 - dist if packed else 0)
+                st[pb + _KEY] = _rank_key(sc, ch, dist, span_ch, span_d, packed)
             key = st[pb + _KEY]
             at = _place(okey, order, st, k, beam, key, st[pb + _DIST], packed)
             if at < 0:
