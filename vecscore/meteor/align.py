@@ -20,22 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-__all__ = ["AlignCounts", "Match", "java_hash", "align"]
+from vecscore.meteor.normalize import java_hash
 
-_MODULE_IDS = {"exact": 0, "stem": 1, "synonym": 2, "paraphrase": 3}
-
-
-@lru_cache(maxsize=1 << 20)
-def java_hash(word: str) -> int:
-    """Java's ``String.hashCode`` (over UTF-16 code units, wrapped to a signed 32-bit int)."""
-    h = 0
-    data = word.encode("utf-16-le", "surrogatepass")
-    for k in range(0, len(data), 2):
-        h = (31 * h + (data[k] | (data[k + 1] << 8))) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
+__all__ = ["AlignCounts", "Match", "align"]
 
 @dataclass(frozen=True)
 class Match:

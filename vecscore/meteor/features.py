@@ -10,7 +10,7 @@ from itertools import chain
 
 import numpy as np
 
-from vecscore.meteor.align import java_hash
+from vecscore.meteor.normalize import java_hash
 
 __all__ = ["WordRows", "word_rows", "TextArrays", "text_arrays"]
 

@@ -29,8 +29,8 @@ from os import PathLike
 
 from vecscore.errors import VecscoreError
 
-__all__ = ["Prefixes", "java_lower", "java_trim", "load_prefixes", "normalize_line", "prepare", "split_score_line",
-           "tokenize"]
+__all__ = ["Prefixes", "java_hash", "java_lower", "java_trim", "load_prefixes", "normalize_line", "prepare",
+           "split_score_line", "tokenize"]
 
 # --- character classes of the jar's normalizer (Latin-1, Latin Extended-A's caron letters, Cyrillic) ----------
 _ALPHA = ("A-Za-z\u0160\u017d\u0161\u017e\u0178\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017e"
@@ -85,6 +85,17 @@ def load_prefixes(jar_path: str | PathLike[str]) -> Prefixes:
         kinds[words[0]] = len(words) > 1 and words[1] == "#NUMERIC_ONLY#"
     return Prefixes(frozenset(p for p, num in kinds.items() if not num),
                     frozenset(p for p, num in kinds.items() if num))
+
+
+@lru_cache(maxsize=1 << 20)
+def java_hash(word: str) -> int:
+    """Java's ``String.hashCode`` of ``word`` (over UTF-16 code units, wrapped to a signed 32-bit int): how the
+    jar tells words apart."""
+    h = 0
+    data = word.encode("utf-16-le", "surrogatepass")
+    for k in range(0, len(data), 2):
+        h = (31 * h + (data[k] | (data[k + 1] << 8))) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
 
 
 def java_trim(s: str) -> str:

@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from vecscore.errors import VecscoreError
+from vecscore.meteor.normalize import java_hash
 from vecscore.meteor.resources import (
     StringIndex,
     build_string_index,
@@ -90,15 +91,6 @@ def build_synonym_arrays(exceptions: bytes, synsets: bytes) -> dict[str, np.ndar
     arrays["form_syn_ptr"], arrays["form_syn"] = _sorted_sets([[n for b in bases[f] for n in table.get(b, ())]
                                                                for f in irregular])
     return arrays
-
-
-def java_hash(word: str) -> int:
-    """Java's ``String.hashCode`` of ``word`` (over UTF-16 code units, as a signed 32-bit number)."""
-    units = word.encode("utf-16-le", "surrogatepass")
-    h = 0
-    for k in range(0, len(units), 2):
-        h = (31 * h + units[k] + (units[k + 1] << 8)) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
 
 
 def _java_length(word: str) -> int:
