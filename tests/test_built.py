@@ -436,3 +436,47 @@ def test_cluster_workers_score_on_the_modules_without_numba(engine, built_root, 
     opened = {int(p.name.split("-")[1]): p.read_text() for p in watch.glob("built-*")}
     workers = {pid for pid, text in opened.items() if pid != got["pid"] and "_vecscore_rouge" in text}
     assert workers, f"no worker process opened the rouge module (driver {got['pid']}; opened: {opened})"
+
+
+_METEOR = textwrap.dedent("""
+    import json, sys, warnings
+    warnings.simplefilter("ignore")
+    from vecscore import built
+    from vecscore.coco import Meteor
+    d = json.load(open(sys.argv[1]))
+    score, scores = Meteor().compute_score(d["gts"], d["res"])
+    print(json.dumps({"score": score, "scores": [float(s) for s in scores], "misses": built.misses(),
+                      "numba": "numba" in sys.modules or "llvmlite" in sys.modules}))
+""")
+
+
+def test_meteor_scores_with_the_module_on_two_threads_and_never_imports_numba(built_root, shared_data, tmp_path):
+    """coco-caption's METEOR on one E2E system (630 items, 4,693 pairs), in a fresh process on the built module,
+    whose kernel the pairs' slices run on two Python threads: the numbers of the compiled route in this process
+    (which tests/test_meteor.py holds to the jar), bit for bit."""
+    pytest.importorskip("pycocoevalcap")
+    from tests.meteor_jar import require_jar
+
+    require_jar()
+    from vecscore.coco import Meteor
+    from vecscore.route import preferred
+
+    e2e = shared_data / "e2e-nlg-challenge"
+    blocks = [[r for r in b.split("\n") if r.strip()]
+              for b in (e2e / "test_references_multi.txt").read_text(encoding="utf-8").split("\n\n") if b.strip()]
+    system = sorted((e2e / "systems").glob("*.txt"))[1].read_text(encoding="utf-8").split("\n")[: len(blocks)]
+    gts = {str(i): b for i, b in enumerate(blocks)}
+    res = {str(i): [h] for i, h in enumerate(system)}
+    with preferred("compiled"):
+        want_score, want_scores = Meteor().compute_score(gts, res)
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({"gts": gts, "res": res}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_BUILT", "VECSCORE_ROUTE"))}
+    env.update(VECSCORE_BUILT_DIR=str(built_root), PYTHONPATH=str(ROOT), NUMBA_NUM_THREADS="2")
+    proc = subprocess.run([sys.executable, "-c", _METEOR, str(data)], capture_output=True, text=True, env=env,
+                          timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["numba"] is False and got["misses"] == []
+    assert got["score"] == want_score
+    assert got["scores"] == [float(s) for s in want_scores]

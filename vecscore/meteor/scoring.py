@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from vecscore import built
+from vecscore._jit import is_active
 from vecscore.meteor.options import MeteorOptions
 from vecscore.meteor.result import MeteorResult
 from vecscore.meteor.stats import N_STATS, corpus_stats, scores_from_stats, stats_row
+from vecscore.parallel import current_threads, run_threads
 
 __all__ = ["score_items", "pair_stats"]
 
 _CODES = {"exact": 0, "stem": 1, "synonym": 2, "paraphrase": 3}
+
+#: a built module's kernel runs on Python threads of at least this many pairs each
+_MIN_PAIRS_PER_THREAD = 64
 
 
 def _texts(hyps: list[str], refs: list[list[str]], options: MeteorOptions, prefixes):
@@ -58,8 +64,21 @@ def pair_stats(texts: list[list[str]], pair_hyp: np.ndarray, pair_ref: np.ndarra
                          synsets=data.synsets if "synonym" in mods else None,
                          paraphrase=data.paraphrase if "paraphrase" in mods else None)
     modules = np.array([_CODES[m] for m in options.modules], np.int64)
-    return meteor_pair_stats(arrays.woff, np.asarray(pair_hyp, np.int64), np.asarray(pair_ref, np.int64), modules,
-                             options.beam_size, *arrays.kernel_args())
+    pair_hyp, pair_ref = np.asarray(pair_hyp, np.int64), np.asarray(pair_ref, np.int64)
+    args = arrays.kernel_args()
+    workers = min(current_threads(), len(pair_hyp) // _MIN_PAIRS_PER_THREAD)
+    if workers < 2 or is_active() or not built.has_kernel(meteor_pair_stats):
+        return meteor_pair_stats(arrays.woff, pair_hyp, pair_ref, modules, options.beam_size, *args)
+    # a built module runs the kernel on one thread and releases the GIL: the pairs in slices, one thread each
+    bounds = np.linspace(0, len(pair_hyp), workers + 1).astype(np.int64)
+    parts: list = [None] * workers
+
+    def run(t: int) -> None:
+        lo, hi = bounds[t], bounds[t + 1]
+        parts[t] = meteor_pair_stats(arrays.woff, pair_hyp[lo:hi], pair_ref[lo:hi], modules, options.beam_size, *args)
+
+    run_threads(run, workers)
+    return np.concatenate(parts)
 
 
 def _best_of_items(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
