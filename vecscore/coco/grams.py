@@ -168,7 +168,7 @@ def ngram_ids(toks: Tokens, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     ids = toks.ids
     lengths = toks.lengths
     # tokens left in its text after each token, itself included
-    left = np.repeat(toks.starts[1:], lengths) - np.arange(ids.size, dtype=np.int64)
+    left: np.ndarray = np.repeat(toks.starts[1:], lengths) - np.arange(ids.size, dtype=np.int64)
     yield np.arange(ids.size, dtype=np.int64), ids
     prev = ids  # the (k-1)-gram id at every position where one starts (else unused)
     width = max(toks.n_vocab, 1)  # (k-1)-gram ids are below the number of tokens: the key fits in int64

@@ -178,8 +178,8 @@ class FastPath:
         glued_pound = pound & ((nxt & _ALNUM) != 0)
 
         # the 8 bytes from each position as one integer (the first byte lowest), and the same of the classes
-        words = np.ndarray((len(raw) - 7,), "<u8", raw, strides=(1,))
-        classes = np.ndarray((len(raw) - 7,), "<u8", cls, strides=(1,))
+        words: np.ndarray = np.ndarray((len(raw) - 7,), "<u8", raw, strides=(1,))
+        classes: np.ndarray = np.ndarray((len(raw) - 7,), "<u8", cls, strides=(1,))
         # a period after a run of letters that may make an abbreviation or an acronym: the run's length (up to 8)
         # and its letters (ASCII ones lower-cased) with the length on top, looked up among the stems'
         period = (kind == _DOT) & (prev == 1 << _L)
