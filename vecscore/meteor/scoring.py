@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vecscore import built
-from vecscore._jit import is_active
 from vecscore.meteor.options import MeteorOptions
 from vecscore.meteor.result import MeteorResult
 from vecscore.meteor.stats import N_STATS, corpus_stats, scores_from_stats, stats_row
-from vecscore.parallel import current_threads, run_threads
+from vecscore.parallel import current_threads, in_threads
 
 __all__ = ["score_items", "pair_stats"]
 
@@ -66,18 +64,19 @@ def pair_stats(texts: list[list[str]], pair_hyp: np.ndarray, pair_ref: np.ndarra
     modules = np.array([_CODES[m] for m in options.modules], np.int64)
     pair_hyp, pair_ref = np.asarray(pair_hyp, np.int64), np.asarray(pair_ref, np.int64)
     args = arrays.kernel_args()
-    workers = min(current_threads(), len(pair_hyp) // _MIN_PAIRS_PER_THREAD)
-    if workers < 2 or is_active() or not built.has_kernel(meteor_pair_stats):
-        return meteor_pair_stats(arrays.woff, pair_hyp, pair_ref, modules, options.beam_size, *args)
-    # a built module runs the kernel on one thread and releases the GIL: the pairs in slices, one thread each
+    workers = max(1, min(current_threads(), len(pair_hyp) // _MIN_PAIRS_PER_THREAD))
+    # where a built module runs the kernel (on one thread, releasing the GIL), the pairs go in slices to
+    # ``workers`` Python threads; where numba runs it, one call takes them all (its prange spreads them)
     bounds = np.linspace(0, len(pair_hyp), workers + 1).astype(np.int64)
     parts: list = [None] * workers
 
-    def run(t: int) -> None:
-        lo, hi = bounds[t], bounds[t + 1]
-        parts[t] = meteor_pair_stats(arrays.woff, pair_hyp[lo:hi], pair_ref[lo:hi], modules, options.beam_size, *args)
+    def run(w0: int, w1: int) -> None:
+        lo, hi = bounds[w0], bounds[w1]
+        parts[w0] = meteor_pair_stats(arrays.woff, pair_hyp[lo:hi], pair_ref[lo:hi], modules, options.beam_size, *args)
 
-    run_threads(run, workers)
+    in_threads(run, workers, meteor_pair_stats)
+    if workers == 1 or parts[1] is None:
+        return parts[0]
     return np.concatenate(parts)
 
 
