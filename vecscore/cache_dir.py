@@ -66,11 +66,13 @@ KERNEL_SOURCES = (
     "kernels/", "text/", "__init__.py", "_jit.py", "_version.py", "aot_build.py", "background.py", "built.py",
     "cache_dir.py", "cpu_levels.py", "errors.py", "fast_path.py", "warmup.py", "memory.py", "parallel.py", "route.py",
     "inputs.py", "references.py", "row_errors.py", "columns.py", "confidence.py", "bleu/__init__.py",
-    "bleu/compiled.py", "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/stats.py", "chrf/__init__.py",
-    "chrf/compiled.py", "chrf/formulas.py", "chrf/options.py", "chrf/plain.py", "chrf/stats.py", "engine/batch.py",
-    "engine/counts.py", "rouge/multiref.py", "rouge/options.py", "rouge/results.py", "rouge/stats.py",
+    "bleu/compiled.py", "bleu/formulas.py", "bleu/options.py", "bleu/plain.py", "bleu/plain_formulas.py",
+    "bleu/stats.py", "chrf/__init__.py", "chrf/compiled.py", "chrf/formulas.py", "chrf/options.py", "chrf/plain.py",
+    "chrf/stats.py", "engine/batch.py", "engine/counts.py", "rouge/fscore.py", "rouge/multiref.py", "rouge/options.py",
+    "rouge/results.py", "rouge/stats.py",
     "significance/adapters.py", "significance/estimate.py", "significance/scores.py", "sacrebleu_protocol.py",
-    "ter/api.py", "ter/options.py", "ter/stats.py", "ter/tokenize.py",
+    "ter/api.py", "ter/options.py", "ter/stats.py", "ter/tokenize.py", "matrices/ngram_cells.py",
+    "matrices/ngram_features.py",
 )
 
 
