@@ -39,7 +39,8 @@ from vecscore.text.tokenizers import (
     tokenize,
 )
 
-__all__ = ["Ragged", "PairBatch", "build_batch"]
+__all__ = ["Ragged", "PairBatch", "build_batch", "intern", "transform_vocab", "vocab_strings", "apply_vocab_map",
+           "dense_ids"]
 
 
 
@@ -103,14 +104,14 @@ def intern(spans: TokenSpans) -> tuple[np.ndarray, np.ndarray]:
     return intern_spans(spans.buf, spans.starts, spans.ends, fold, current_threads())
 
 
-def _vocab_strings(spans: TokenSpans, first: np.ndarray) -> list[str]:
+def vocab_strings(spans: TokenSpans, first: np.ndarray) -> list[str]:
     b = (spans.buf if spans.fold is None else spans.fold[spans.buf]).tobytes()
     s = spans.starts[first].tolist()
     e = spans.ends[first].tolist()
     return [b[x:y].decode("utf-8") for x, y in zip(s, e)]
 
 
-def _apply_vocab_map(ids: np.ndarray, offsets: np.ndarray, mapping: np.ndarray, sent_ids=None):
+def apply_vocab_map(ids: np.ndarray, offsets: np.ndarray, mapping: np.ndarray, sent_ids=None):
     """Map ids through ``mapping`` (``-1`` drops the token) and re-pack rows.
 
     Returns the new :class:`Ragged` and the kept tokens' sentence ids.
@@ -223,8 +224,8 @@ def build_batch(
     ragged = Ragged(ids, spans.offsets)
     n_vocab = len(first)
     if transform is not None:
-        mapping, vocab = transform_vocab(_vocab_strings(spans, first), transform)
-        ragged, sent_ids = _apply_vocab_map(ids, spans.offsets, mapping, sent_ids)
+        mapping, vocab = transform_vocab(vocab_strings(spans, first), transform)
+        ragged, sent_ids = apply_vocab_map(ids, spans.offsets, mapping, sent_ids)
         n_vocab = len(vocab)
     layout = None if sent_ids is None else sentence_layout(ragged.offsets, sent_ids)
     if warn_empty and kind == "text":

@@ -16,7 +16,7 @@ from vecscore.references import Refs, check_layout, read_refs, text_hyps
 from vecscore.row_errors import check_unicode
 from vecscore.ter.options import Options
 
-__all__ = ["pair_statistics", "read_hyps", "read_texts_refs", "scores_from_stats", "statistics"]
+__all__ = ["intern_tokens", "pair_statistics", "read_hyps", "read_texts_refs", "scores_from_stats", "statistics"]
 
 
 def read_hyps(hyps) -> list:
@@ -36,7 +36,7 @@ def read_texts_refs(refs, n_pairs: int | None, refs_layout: str) -> Refs:
     return read
 
 
-def _intern(token_lists: list) -> tuple[np.ndarray, np.ndarray]:
+def intern_tokens(token_lists: list) -> tuple[np.ndarray, np.ndarray]:
     """``(ids, ptr)``: every token as an int id (equal strings, equal ids), row ``r`` at ``ids[ptr[r]:ptr[r+1]]``."""
     lengths = np.fromiter(map(len, token_lists), np.int64, count=len(token_lists))
     ptr = np.zeros(len(token_lists) + 1, np.int64)
@@ -56,7 +56,7 @@ def pair_statistics(hyp_tokens: list, ref_tokens: list, ref_ptr: np.ndarray) -> 
     n_refs = np.diff(ref_ptr)
     if n_pairs == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.float64)
-    ids, row_ptr = _intern(hyp_tokens + ref_tokens)
+    ids, row_ptr = intern_tokens(hyp_tokens + ref_tokens)
     hyp_ptr = row_ptr[:n_pairs + 1]
     refs_ptr = row_ptr[n_pairs:]
     job_hyp = np.repeat(np.arange(n_pairs, dtype=np.int64), n_refs)
