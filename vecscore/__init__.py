@@ -52,6 +52,12 @@ _EXPORTS = {
     "VecscoreError": "vecscore.errors",
     "EmptyTokenizationWarning": "vecscore.errors",
     "UndefinedMetricWarning": "vecscore.errors",
+    "pairwise": "vecscore.matrices.api",
+    "pairwise_batch": "vecscore.matrices.api",
+    "mbr": "vecscore.matrices.mbr",
+    "self_bleu": "vecscore.matrices.diversity",
+    "self_score": "vecscore.matrices.diversity",
+    "similar_pairs": "vecscore.matrices.similar",
 }
 
 __all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", "RougeScorer", "BLEU", "BLEUScore",
@@ -60,7 +66,8 @@ __all__ = ["__version__", "rouge", "rouge155", "rouge155_args", "perl_average", 
            "TERScore", "corpus_ter", "sentence_ter", "ter_statistics", "nltk_corpus_bleu", "nltk_sentence_bleu",
            "rouge_weighted", "tune_memory", "RougeResult", "Score", "VecscoreError", "EmptyTokenizationWarning",
            "UndefinedMetricWarning", "confidence_interval", "paired_bootstrap", "paired_randomization",
-           "SharedReferences", "meteor", "MeteorResult", "nltk_meteor_score"]
+           "SharedReferences", "meteor", "MeteorResult", "nltk_meteor_score", "pairwise", "pairwise_batch", "mbr",
+           "self_bleu", "self_score", "similar_pairs"]
 
 
 def __getattr__(name: str):
@@ -94,6 +101,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         UndefinedMetricWarning,
         VecscoreError,
     )
+    from vecscore.matrices.api import pairwise, pairwise_batch
+    from vecscore.matrices.diversity import self_bleu, self_score
+    from vecscore.matrices.mbr import mbr
+    from vecscore.matrices.similar import similar_pairs
     from vecscore.memory import tune_memory
     from vecscore.meteor.nltk_meteor import nltk_meteor_score
     from vecscore.meteor.result import MeteorResult

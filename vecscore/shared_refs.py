@@ -158,9 +158,9 @@ class SharedReferences:
                 stats = plain_bleu.bleu_stats(*plain, kind=self.kind, tokenize=self.tokenize, lowercase=self.lowercase,
                                               max_order=max_order, brevity_penalty=brevity_penalty)
                 return stats, plain_formulas
-        return self._bleu_table().statistics(rows, max_order, brevity_penalty), bf
+        return self.bleu_table().statistics(rows, max_order, brevity_penalty), bf
 
-    def _bleu_table(self):
+    def bleu_table(self):
         if self._bleu is None:
             from vecscore.bleu.shared import SharedBleuTable
 
