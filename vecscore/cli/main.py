@@ -11,6 +11,8 @@ Subcommands (``vecscore <command> --help`` lists every option):
 ``compare``        several systems against one set of references, with paired significance tests
 ``coco``           coco-caption's Bleu_1..4, METEOR, ROUGE_L and CIDEr (pycocoevalcap), from text files or coco's JSON
 ``meteor``         METEOR 1.5 as meteor-1.5.jar computes it (no Java), corpus or per line, the jar's options
+``pairwise``       score matrices: every candidate against every reference (chrF, BLEU, TER, ROUGE), per source
+``mbr``            minimum Bayes risk decoding: per source, the candidate with the best expected score
 ``filter``         keep the rows whose scores pass conditions such as ``rougeL_fmeasure>=0.3``
 ``warmup``         compile and cache every kernel now (a Dockerfile step, a cluster node's setup)
 ``sacrebleu``      sacreBLEU's own command line (``REF -i HYP -m bleu chrf ter -b -w -f text -l``), its output
@@ -421,6 +423,18 @@ def run_meteor(args) -> int:
     return run(args)
 
 
+def run_pairwise(args) -> int:
+    from vecscore.cli.pairwise import run_pairwise as run
+
+    return run(args)
+
+
+def run_mbr(args) -> int:
+    from vecscore.cli.pairwise import run_mbr as run
+
+    return run(args)
+
+
 def run_filter(args) -> int:
     conditions = [parse_condition(c) for c in args.where]
     metrics = metrics_of(conditions)
@@ -475,6 +489,7 @@ def run_warmup(args) -> int:
 #: the function that runs each command
 RUNS = {"rouge": run_rouge, "rouge155": run_rouge155, "bleu": run_bleu, "sentence-bleu": run_bleu, "chrf": run_chrf,
         "ter": run_ter, "compare": run_compare, "coco": run_coco, "meteor": run_meteor, "filter": run_filter,
+        "pairwise": run_pairwise, "mbr": run_mbr,
         "warmup": run_warmup, "sacrebleu": run_sacrebleu}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from vecscore._version import __version__
+from vecscore.cli.pairwise import add_matrix_parsers
 from vecscore.cli.sacrebleu_args import add_sacrebleu_parser
 from vecscore.cli.shared import SHARED_HELP
 from vecscore.io.stream import DEFAULT_CHUNK_SIZE
@@ -341,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _coco_parser(sub)
     _meteor_parser(sub)
+    add_matrix_parsers(sub)
     add_sacrebleu_parser(sub)
 
     f = sub.add_parser("filter", parents=[shared, case], help="keep the rows whose scores pass conditions",
