@@ -32,12 +32,14 @@ LAYERS = [
         "vecscore.rouge.weighted", "vecscore.rouge.rouge155", "vecscore.rouge.rouge155.api", "vecscore.coco",
         "vecscore.coco.api", "vecscore.coco.scorers", "vecscore.coco.meteor", "vecscore.coco.evaluate",
         "vecscore.meteor", "vecscore.meteor.api", "vecscore.meteor.nltk_meteor", "vecscore.significance",
-        "vecscore.shared_refs"]),
+        "vecscore.shared_refs", "vecscore.matrices", "vecscore.matrices.api", "vecscore.matrices.mbr",
+        "vecscore.matrices.diversity", "vecscore.matrices.similar"]),
     ("resampling and sacreBLEU's protocol", [
         "vecscore.significance.adapters", "vecscore.significance.estimate", "vecscore.significance.resample",
         "vecscore.significance.scores", "vecscore.sacrebleu_protocol"]),
     ("metric statistics and routes", [
         "vecscore.bleu.", "vecscore.chrf.", "vecscore.ter.", "vecscore.rouge.", "vecscore.coco.", "vecscore.meteor.",
+        "vecscore.matrices.",
         "vecscore.route",
         "vecscore.engine.pair_rows"]),
     ("input reading and batches", ["vecscore.inputs", "vecscore.references", "vecscore.row_errors",

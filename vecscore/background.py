@@ -73,6 +73,7 @@ COMPILE_SECONDS = {
     "ter": 7.0,
     "coco": 25.0,
     "meteor": 45.0,
+    "matrices": 30.0,
 }
 
 #: seconds of plain-route work per character of cost 1 (:data:`vecscore.route.COST`): ``PLAIN_MAX_CHARS``
@@ -87,7 +88,8 @@ LOCK_MAX_AGE = 3600.0
 
 #: the warmup group of a kind of call, by the kind's first element (``use_plain``'s ``warm``)
 GROUP_OF = {"bleu": "bleu", "rouge": "rouge", "rouge155": "rouge155", "rouge-weighted": "rouge-weighted",
-            "chrf": "chrf", "ter": "ter", "coco": "coco", "meteor": "meteor"}
+            "chrf": "chrf", "ter": "ter", "coco": "coco", "meteor": "meteor",
+            "matrices": "matrices"}
 
 _lock = threading.Lock()
 _ready: dict[tuple, float | bool] = {}  # (folder, name) -> True, or when it was last found missing

@@ -196,6 +196,14 @@ def _meteor() -> None:
         pair_stats(texts, np.array(hyp, np.int64), np.array(ref, np.int64), resolve_options(modules=modules), data)
 
 
+def _matrices() -> None:
+    """The score matrices' grid kernels: n-gram cells (chrF, BLEU, rouge1/2), rougeL's LCS and TER."""
+    from vecscore.matrices import lcs_cells, ngram_cells, ter_cells
+
+    for cells in (ngram_cells, lcs_cells, ter_cells):
+        cells.warm()
+
+
 GROUPS: dict[str, Callable[[], None]] = {
     "rouge": _rouge,
     "bleu": _bleu,
@@ -205,6 +213,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "ter": _ter,
     "coco": _coco,
     "meteor": _meteor,
+    "matrices": _matrices,
 }
 
 
