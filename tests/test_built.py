@@ -480,3 +480,49 @@ def test_meteor_scores_with_the_module_on_two_threads_and_never_imports_numba(bu
     assert got["numba"] is False and got["misses"] == []
     assert got["score"] == want_score
     assert got["scores"] == [float(s) for s in want_scores]
+
+
+_MATRICES = textwrap.dedent("""
+    import json, sys, warnings
+    warnings.simplefilter("ignore")
+    import vecscore
+    from vecscore import built
+    d = json.load(open(sys.argv[1]))
+    out = {m: vecscore.pairwise(d["hyps"], d["refs"], metric=m).tolist()
+           for m in ("chrf", "chrf++", "bleu", "rouge1", "rouge2", "rougeL", "ter")}
+    out["numba"] = "numba" in sys.modules or "llvmlite" in sys.modules
+    out["misses"] = built.misses()
+    print(json.dumps(out))
+""")
+
+
+def test_score_matrices_on_the_modules_never_import_numba(built_root, shared_data, tmp_path):
+    """Every metric of vecscore.pairwise in a fresh process on the built modules (grids large enough for the
+    kernels): each cell equal to sacreBLEU's or rouge-score's per-pair function."""
+    sacrebleu = pytest.importorskip("sacrebleu")
+    rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+    root = shared_data / "wmt21-news-systems" / "en-de"
+    outputs = [p.read_text(encoding="utf-8").split("\n") for p in sorted((root / "system-outputs").iterdir())[:8]]
+    lines = (3, 40, 77, 120, 256, 500, 640, 777, 901, 1000)
+    hyps = [o[k] for o in outputs for k in lines]  # 80 x 41 cells: over the NumPy twin's 1,024
+    refs = [o[k] for o in outputs[:4] for k in lines] + [""]
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({"hyps": hyps, "refs": refs}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VECSCORE_BUILT", "VECSCORE_ROUTE"))}
+    env.update(VECSCORE_BUILT_DIR=str(built_root), PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", _MATRICES, str(data)], capture_output=True, text=True, env=env,
+                          timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["numba"] is False and got["misses"] == []
+    scorers = {m: rouge_scorer.RougeScorer([m]) for m in ("rouge1", "rouge2", "rougeL")}
+    cell = {
+        "chrf": lambda h, r: sacrebleu.sentence_chrf(h, [r]).score,
+        "chrf++": lambda h, r: sacrebleu.sentence_chrf(h, [r], word_order=2).score,
+        "bleu": lambda h, r: sacrebleu.sentence_bleu(h, [r]).score,
+        "ter": lambda h, r: sacrebleu.sentence_ter(h, [r]).score,
+        **{m: (lambda h, r, m=m: scorers[m].score(r, h)[m].fmeasure) for m in scorers},
+    }
+    for metric, fn in cell.items():
+        want = np.array([[fn(h, r) for r in refs] for h in hyps])
+        np.testing.assert_allclose(np.array(got[metric]), want, rtol=0, atol=1e-9, err_msg=metric)
