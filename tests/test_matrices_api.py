@@ -244,6 +244,26 @@ def test_self_bleu_equals_fast_bleu():
     np.testing.assert_array_equal(one, ours[2])
 
 
+@pytest.mark.parametrize("plain_max", [0, 10**6])
+def test_self_bleu_equals_nltk_with_13a_on_both_routes(systems, monkeypatch, plain_max):
+    """Texts tokenized by sacreBLEU's 13a (lowercased) through the compiled table (plain_max 0) and in plain
+    Python (few texts: no kernel to compile), against NLTK on the same 13a tokens."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from vecscore.matrices import diversity
+
+    bleu = pytest.importorskip("nltk.translate.bleu_score")
+    monkeypatch.setattr(diversity, "_PLAIN_MAX_TEXTS", plain_max)
+    texts = _candidates(systems, 321) + _candidates(systems, 322)[:5] + [""]
+    ours = self_bleu(texts, tokenize="13a", lowercase=True)
+    tok = Tokenizer13a()
+    tokens = [tok(t.lower().rstrip()).split() for t in texts]
+    smooth = bleu.SmoothingFunction().method1
+    for i in range(len(texts)):
+        others = [t for j, t in enumerate(tokens) if j != i]
+        assert abs(ours[i] - bleu.sentence_bleu(others, tokens[i], smoothing_function=smooth)) <= 1e-12, i
+
+
 def test_self_bleu_equals_nltk_on_text(systems):
     bleu = pytest.importorskip("nltk.translate.bleu_score")
     texts = _candidates(systems, 250) + ["", _candidates(systems, 250)[4]]

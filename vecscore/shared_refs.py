@@ -133,6 +133,11 @@ class SharedReferences:
     def __len__(self) -> int:
         return self.n_refs
 
+    @property
+    def rows(self) -> list:
+        """The references as read and checked (exact ``str``, token lists or id lists, per :attr:`kind`)."""
+        return self._references
+
     def __repr__(self) -> str:
         return (f"SharedReferences({self.n_refs} references, {_KIND_NAME[self.kind]}, tokenize={self.tokenize!r}, "
                 f"lowercase={self.lowercase})")

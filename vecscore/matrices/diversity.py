@@ -115,6 +115,27 @@ def _weights(weights: Any, weights_dtype: str) -> tuple[list[tuple[float, ...]],
     return out, one
 
 
+def _table_ids(shared) -> tuple[np.ndarray, np.ndarray]:
+    """Every text's token ids (one id space) and row offsets, through the shared references' compiled table."""
+    table = shared.bleu_table()
+    return table.ref_ids, table.ref_off
+
+
+def _plain_ids(shared) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_table_ids` in plain Python, for the few texts that do not pay for compiling kernels: the same ids
+    up to numbering, which the statistics do not depend on (they compare ids for equality only)."""
+    from vecscore.bleu.plain import tokenize_rows
+
+    rows = shared.rows
+    if shared.kind == "text":
+        rows = tokenize_rows(rows, "text", shared.tokenize, shared.lowercase)
+    vocab: dict = {}
+    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for r in rows for t in r), np.int64)
+    off = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum([len(r) for r in rows], out=off[1:])
+    return ids, off
+
+
 def self_bleu(texts: Sequence[Any], *, weights: Sequence[float] | Sequence[Sequence[float]] = _WEIGHTS,
               smoothing: str | Callable[..., Any] | None = "method1", tokenize: str | None = None,
               lowercase: bool = False, weights_dtype: str = "float64") -> np.ndarray:
@@ -157,14 +178,15 @@ def self_bleu(texts: Sequence[Any], *, weights: Sequence[float] | Sequence[Seque
         raise VecscoreError(f"self-BLEU needs at least two texts (each is scored against the others); got "
                             f"{len(rows)}")
     try:
-        table = SharedReferences(rows, tokenize=tokenize, lowercase=lowercase).bleu_table()
+        shared = SharedReferences(rows, tokenize=tokenize, lowercase=lowercase)
+        ids, off = _plain_ids(shared) if len(rows) <= _PLAIN_MAX_TEXTS else _table_ids(shared)
     except VecscoreError as exc:  # its messages call the rows references: here they are the texts
         message = str(exc).replace("references[", "texts[").replace("every reference", "every text")
         raise VecscoreError(message.replace("the references are", "the texts are")) from None
     wlist, one = _weights(weights, weights_dtype)
     method, epsilon, alpha, k = nltk_smoothing(smoothing, 0.1, 5, 5)
     order = nltk_max_order(wlist, method)
-    stats = self_bleu_stats(table.ref_ids, table.ref_off, order)
+    stats = self_bleu_stats(ids, off, order)
     if len(rows) <= _PLAIN_MAX_TEXTS:
         from vecscore.bleu import plain_formulas as formulas
     else:
