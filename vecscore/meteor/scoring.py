@@ -3,6 +3,8 @@ reference) pair, keep each item's best reference (the first of equal scores, as 
 the statistics for the corpus score."""
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from vecscore.meteor.options import MeteorOptions
@@ -22,20 +24,14 @@ def _texts(hyps: list[str], refs: list[list[str]], options: MeteorOptions, prefi
     """Distinct prepared texts (token lists), and per pair the numbers of its hypothesis and reference texts."""
     from vecscore.meteor.normalize import prepare
 
-    number: dict[str, int] = {}
-    texts: list[list[str]] = []
-
-    def text_id(text: str) -> int:
-        t = number.get(text)
-        if t is None:
-            t = number[text] = len(texts)
-            texts.append(prepare(text, normalize=options.normalize, keep_punct=options.keep_punct,
-                                 lowercase=options.lowercase, prefixes=prefixes))
-        return t
-
-    hyp_ids = [text_id(h) for h in hyps]
-    pair_hyp = np.fromiter((hyp_ids[n] for n, rs in enumerate(refs) for _ in rs), np.int64)
-    pair_ref = np.fromiter((text_id(r) for rs in refs for r in rs), np.int64)
+    all_refs = [r for rs in refs for r in rs]
+    # each distinct text numbered in order of first appearance (hypotheses, then references), prepared once
+    number = {t: k for k, t in enumerate(dict.fromkeys(chain(hyps, all_refs)))}
+    texts = [prepare(t, normalize=options.normalize, keep_punct=options.keep_punct, lowercase=options.lowercase,
+                     prefixes=prefixes) for t in number]
+    hyp_ids = np.fromiter(map(number.__getitem__, hyps), np.int64, len(hyps))
+    pair_hyp = np.repeat(hyp_ids, np.fromiter(map(len, refs), np.int64, len(refs)))
+    pair_ref = np.fromiter(map(number.__getitem__, all_refs), np.int64, len(all_refs))
     return texts, pair_hyp, pair_ref
 
 
