@@ -21,7 +21,7 @@ def test_every_group_runs():
     seen = []
     seconds = warmup(report=seen.append)
     assert list(seconds) == list(GROUPS) == ["rouge", "bleu", "rouge155", "rouge-weighted", "chrf", "ter", "coco",
-                                              "meteor"]
+                                              "meteor", "matrices"]
     assert len(seen) == len(GROUPS)
 
 
