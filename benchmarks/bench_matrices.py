@@ -17,15 +17,11 @@ Every figure is printed with ``os.getloadavg()`` and the thread counts (the mach
 from __future__ import annotations
 
 import argparse
-import enum
 import glob
-import importlib
 import os
 import random
 import resource
-import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
@@ -91,30 +87,10 @@ def bench_self(systems, n_texts: int) -> None:
 
 
 def _mbrs():
-    """mbrs's MetricChrF, MetricBLEU (its package ``mbrs.metrics`` also imports the neural metrics; when those
-    cannot load, only its base, chrF and BLEU modules are)."""
-    try:
-        from mbrs.metrics import MetricBLEU, MetricChrF
-        return MetricChrF, MetricBLEU
-    except ImportError:
-        pass
-    import mbrs
-    from mbrs import registry
+    """mbrs's MetricChrF and MetricBLEU (:mod:`benchmarks.mbrs_classes`)."""
+    from benchmarks.mbrs_classes import mbrs_classes
 
-    for name in [k for k in sys.modules if k.startswith("mbrs.metrics")]:
-        del sys.modules[name]
-    pkg = types.ModuleType("mbrs.metrics")
-    pkg.__path__ = [str(Path(mbrs.__file__).parent / "metrics")]
-    sys.modules["mbrs.metrics"] = pkg
-    base = importlib.import_module("mbrs.metrics.base")
-    for name in ("Metric", "MetricAggregatable", "MetricAggregatableCache", "MetricBase", "MetricCacheable",
-                 "MetricReferenceless", "get_metric", "register"):
-        setattr(pkg, name, getattr(base, name))
-    chrf = importlib.import_module("mbrs.metrics.chrf")
-    bleu = importlib.import_module("mbrs.metrics.bleu")
-    metrics = registry.get_registry(base.Metric | base.MetricReferenceless)
-    pkg.Metrics = enum.Enum("Metrics", {k: k for k in metrics}, type=str)  # type: ignore[attr-defined]
-    return chrf.MetricChrF, bleu.MetricBLEU
+    return mbrs_classes()[:2]
 
 
 def bench_mbr(systems, n_sources: int, workers: int) -> None:

@@ -5,12 +5,8 @@ and NLTK's sentence_bleu.  Texts are real MT outputs (WMT21 en-de, the 20 system
 its candidates) and seeded random token lists."""
 from __future__ import annotations
 
-import enum
-import importlib
 import logging
 import random
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -125,34 +121,14 @@ def test_pairwise_refuses_bad_input():
 # --- MBR --------------------------------------------------------------------------------------------------------
 
 def _mbrs():
-    """mbrs's MetricChrF, MetricBLEU and DecoderMBR.  ``mbrs.metrics`` imports every metric, neural ones
-    included (COMET, which needs packages this environment may lack); when that fails, only the package's
-    base, chrF, BLEU and TER modules are loaded, unchanged."""
+    """mbrs's MetricChrF, MetricBLEU and DecoderMBR (:mod:`benchmarks.mbrs_classes`), or a skip where mbrs and
+    torch are not installed (CI: mbrs needs torch; test_mbr_is_the_mean_of_the_anchors_cells holds mbr to the
+    anchors' cells there)."""
     pytest.importorskip("torch")
-    try:
-        from mbrs.decoders import DecoderMBR
-        from mbrs.metrics import MetricBLEU, MetricChrF
-        return MetricChrF, MetricBLEU, DecoderMBR
-    except ImportError:
-        pass
-    mbrs = pytest.importorskip("mbrs")
-    for name in [k for k in sys.modules if k.startswith(("mbrs.metrics", "mbrs.decoders", "mbrs.selectors"))]:
-        del sys.modules[name]
-    pkg = types.ModuleType("mbrs.metrics")
-    pkg.__path__ = [str(Path(mbrs.__file__).parent / "metrics")]
-    sys.modules["mbrs.metrics"] = pkg
-    base = importlib.import_module("mbrs.metrics.base")
-    for name in ("Metric", "MetricAggregatable", "MetricAggregatableCache", "MetricBase", "MetricCacheable",
-                 "MetricReferenceless", "get_metric", "register"):
-        setattr(pkg, name, getattr(base, name))
-    chrf = importlib.import_module("mbrs.metrics.chrf")
-    bleu = importlib.import_module("mbrs.metrics.bleu")
-    from mbrs import registry
+    pytest.importorskip("mbrs")
+    from benchmarks.mbrs_classes import mbrs_classes
 
-    metrics = registry.get_registry(base.Metric | base.MetricReferenceless)
-    pkg.Metrics = enum.Enum("Metrics", {k: k for k in metrics}, type=str)  # type: ignore[attr-defined]
-    decoders = importlib.import_module("mbrs.decoders")
-    return chrf.MetricChrF, bleu.MetricBLEU, decoders.DecoderMBR
+    return mbrs_classes()
 
 
 @pytest.fixture(scope="module")
