@@ -125,15 +125,12 @@ def _plain_ids(shared) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_table_ids` in plain Python, for the few texts that do not pay for compiling kernels: the same ids
     up to numbering, which the statistics do not depend on (they compare ids for equality only)."""
     from vecscore.bleu.plain import tokenize_rows
+    from vecscore.ter.stats import intern_tokens
 
     rows = shared.rows
     if shared.kind == "text":
         rows = tokenize_rows(rows, "text", shared.tokenize, shared.lowercase)
-    vocab: dict = {}
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for r in rows for t in r), np.int64)
-    off = np.zeros(len(rows) + 1, np.int64)
-    np.cumsum([len(r) for r in rows], out=off[1:])
-    return ids, off
+    return intern_tokens(rows)
 
 
 def self_bleu(texts: Sequence[Any], *, weights: Sequence[float] | Sequence[Sequence[float]] = _WEIGHTS,
