@@ -129,11 +129,15 @@ def _check_prepared(prepared) -> None:
 
 def lcs_lengths(prepared: LcsTexts, rows_a, rows_b) -> np.ndarray:
     """int64 ``(len(rows_a), len(rows_b))``: the LCS length of the token sequences of every cell."""
+    _check_prepared(prepared)
+    return _lcs_lengths(prepared, *grid_rows(prepared.n_texts, rows_a, rows_b))
+
+
+def _lcs_lengths(prepared: LcsTexts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`lcs_lengths` of rows already checked (:func:`grid_rows`)."""
     from vecscore.kernels.grid_lcs import lcs_grid
     from vecscore.parallel import current_threads
 
-    _check_prepared(prepared)
-    a, b = grid_rows(prepared.n_texts, rows_a, rows_b)
     if not a.size or not b.size:
         return np.zeros((a.size, b.size), np.int64)
     max_len = int(prepared.lengths[b].max())
@@ -142,21 +146,17 @@ def lcs_lengths(prepared: LcsTexts, rows_a, rows_b) -> np.ndarray:
 
 
 def scores(lcs: np.ndarray, pred_len: np.ndarray, target_len: np.ndarray, score: str) -> np.ndarray:
-    """rouge-score's ``rougeL`` field ``score`` from LCS lengths (rows: predictions, columns: targets)."""
-    pred = pred_len[:, None].astype(np.float64)
-    target = target_len[None, :].astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision = lcs / pred
-        recall = lcs / target
-        if score == "precision":
-            out = precision
-        elif score == "recall":
-            out = recall
-        else:
-            total = precision + recall
-            out = np.where(total > 0, 2 * precision * recall / total, 0.0)
-    empty = (pred == 0) | (target == 0)
-    return np.where(empty, 0.0, out)
+    """rouge-score's ``rougeL`` field ``score`` from LCS lengths (rows: predictions, columns: targets): 0 where
+    either text has no tokens, as rouge-score gives."""
+    from vecscore.rouge.fscore import f_measure, safe_ratio
+
+    precision = safe_ratio(lcs, pred_len[:, None])
+    recall = safe_ratio(lcs, target_len[None, :])
+    if score == "precision":
+        return precision
+    if score == "recall":
+        return recall
+    return f_measure(precision, recall)
 
 
 def grid(prepared: LcsTexts, rows_a, rows_b) -> np.ndarray:
@@ -165,7 +165,7 @@ def grid(prepared: LcsTexts, rows_a, rows_b) -> np.ndarray:
     _check_prepared(prepared)
     a, b = grid_rows(prepared.n_texts, rows_a, rows_b)
     lengths = prepared.lengths
-    return scores(lcs_lengths(prepared, a, b), lengths[a], lengths[b], prepared.score)
+    return scores(_lcs_lengths(prepared, a, b), lengths[a], lengths[b], prepared.score)
 
 
 def _lcs_plain(x: list, y: list) -> int:

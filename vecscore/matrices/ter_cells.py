@@ -83,11 +83,15 @@ def _check_prepared(prepared) -> None:
 
 def edits(prepared: TerTexts, rows_a, rows_b) -> np.ndarray:
     """int64 ``(len(rows_a), len(rows_b))``: sacreBLEU's number of edits of every cell."""
+    _check_prepared(prepared)
+    return _edits(prepared, *grid_rows(prepared.n_texts, rows_a, rows_b))
+
+
+def _edits(prepared: TerTexts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`edits` of rows already checked (:func:`grid_rows`)."""
     from vecscore.kernels.grid_ter import ter_grid_edits
     from vecscore.parallel import current_threads
 
-    _check_prepared(prepared)
-    a, b = grid_rows(prepared.n_texts, rows_a, rows_b)
     if not a.size or not b.size:
         return np.zeros((a.size, b.size), np.int64)
     n_chunks = min(a.size, 8 * current_threads())
@@ -102,7 +106,7 @@ def grid(prepared: TerTexts, rows_a, rows_b) -> np.ndarray:
     text ``rows_b[j]`` as its single reference."""
     _check_prepared(prepared)
     a, b = grid_rows(prepared.n_texts, rows_a, rows_b)
-    return scores_from_stats(edits(prepared, a, b), prepared.ref_lengths[b].astype(np.float64))
+    return scores_from_stats(_edits(prepared, a, b), prepared.ref_lengths[b].astype(np.float64))
 
 
 def warm() -> None:
