@@ -87,26 +87,23 @@ def prepare_batch(metric: str, hyps_batch: Any, refs_batch: Any = None, options:
                             "list per source in both")
     texts: list[str] = []
     rows_a, rows_b = [], []
-    for k, row in enumerate(hyps):
-        name = hyps_name if single else f"{hyps_name}[{k}]"
-        cands = check_texts(row, name)
-        if not cands:
-            raise VecscoreError(f"{name} is empty: " + ("give at least one text" if single else
-                                                        "every source needs at least one candidate"))
+
+    def append(row: Any, name: str, one: str, each: str) -> np.ndarray:
+        """The rows of ``row``'s texts, checked and appended to ``texts``."""
+        got = check_texts(row, name)
+        if not got:
+            raise VecscoreError(f"{name} is empty: " + (f"give at least one {one}" if single else
+                                                        f"every source needs at least one {each}"))
         start = len(texts)
-        texts.extend(cands)
-        rows_a.append(np.arange(start, len(texts), dtype=np.int64))
+        texts.extend(got)
+        return np.arange(start, len(texts), dtype=np.int64)
+
+    for k, row in enumerate(hyps):
+        rows_a.append(append(row, hyps_name if single else f"{hyps_name}[{k}]", "text", "candidate"))
         if refs is None:
             rows_b.append(rows_a[-1])
-            continue
-        name = refs_name if single else f"{refs_name}[{k}]"
-        pseudo = check_texts(refs[k], name)
-        if not pseudo:
-            raise VecscoreError(f"{name} is empty: " + ("give at least one reference" if single else
-                                                        "every source needs at least one reference"))
-        start = len(texts)
-        texts.extend(pseudo)
-        rows_b.append(np.arange(start, len(texts), dtype=np.int64))
+        else:
+            rows_b.append(append(refs[k], refs_name if single else f"{refs_name}[{k}]", "reference", "reference"))
     prepared = module.prepare(texts, metric, **opts) if texts else None
     return PreparedBatch(module, prepared, rows_a, rows_b)
 
