@@ -205,16 +205,21 @@ def _write_rows(path: str, rows) -> None:
 CHUNK_CELLS = 4_000_000
 
 
-def _runs(cands: list[list[str]], refs: list[list[str]] | None):
+def _cells(cands: list[list[str]], refs: list[list[str]] | None) -> list[int]:
+    """Each source's number of cells: its candidates times its references (or its candidates again)."""
+    return [len(c) * len(refs[k] if refs is not None else c) for k, c in enumerate(cands)]
+
+
+def _runs(cells: list[int]):
     """``(start, stop, cells)``: consecutive sources of about :data:`CHUNK_CELLS` cells each."""
-    start, cells = 0, 0
-    for k, c in enumerate(cands):
-        cells += len(c) * len(refs[k] if refs is not None else c)
-        if cells >= CHUNK_CELLS:
-            yield start, k + 1, cells
-            start, cells = k + 1, 0
-    if start < len(cands):
-        yield start, len(cands), cells
+    start, total = 0, 0
+    for k, n in enumerate(cells):
+        total += n
+        if total >= CHUNK_CELLS:
+            yield start, k + 1, total
+            start, total = k + 1, 0
+    if start < len(cells):
+        yield start, len(cells), total
 
 
 def _by_runs(args, cands, refs, score):
@@ -222,10 +227,10 @@ def _by_runs(args, cands, refs, score):
     progress bar (stderr, a terminal, not ``--quiet``); an error names the user's source."""
     from vecscore.io.write import progress_bar
 
-    total = sum(len(c) * len(refs[k] if refs is not None else c) for k, c in enumerate(cands))
-    bar = progress_bar(total, quiet=args.quiet, desc=args.command)
+    cells = _cells(cands, refs)
+    bar = progress_bar(sum(cells), quiet=args.quiet, desc=args.command)
     try:
-        for start, stop, cells in _runs(cands, refs):
+        for start, stop, n in _runs(cells):
             try:
                 out = score(cands[start:stop], None if refs is None else refs[start:stop])
             except VecscoreError as exc:
@@ -233,7 +238,7 @@ def _by_runs(args, cands, refs, score):
                 raise VecscoreError(f"{first} (counted from 1, a row each): {exc}") from None
             for k, result in enumerate(out):
                 yield start + k, result
-            bar.update(cells)
+            bar.update(n)
     finally:
         bar.close()
 
